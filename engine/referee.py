@@ -1,0 +1,290 @@
+"""The referee: turn order, inventories, penalties, wins and draws. The only place rules live.
+
+It takes attempts (typed or observed) and answers each with a ``Verdict``:
+
+* ``legal``: the piece is on the board;
+* ``illegal``: an edge mismatch; the piece leaves the game and the penalty applies;
+* ``rejected``: not a move at all (game over, malformed, not your turn, cell taken, no such piece
+  left, checked in that order); nothing changes.
+
+>>> ref = Referee()
+>>> ref.play("ew@E5").outcome.value, ref.to_move.value
+('legal', 'black')
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from engine.board import Board, piece_bits
+from engine.cells import Cell
+from engine.moves import Move, parse_move_line
+from engine.pieces import KINDS, START_INVENTORY, Colour, E, Kind, N, NotationError, Piece, S, W
+
+
+class Penalty(enum.Enum):
+    """What an illegal placement costs (the piece always leaves the game, except with RETRY)."""
+
+    SKIP_TURN = "skip-turn"   # the offender misses a turn: the opponent plays twice in a row
+    FORFEIT = "forfeit"       # the piece is lost, the turn passes normally
+    RETRY = "retry"           # friendly: the piece goes back to hand, the same player tries again
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Outcome(enum.Enum):
+    """The three answers a referee gives to an attempt."""
+
+    LEGAL = "legal"
+    ILLEGAL = "illegal"
+    REJECTED = "rejected"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def _full_inventory() -> dict[Colour, dict[Kind, int]]:
+    return {c: dict(START_INVENTORY) for c in Colour}
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Options a game is played with. Red joins west and east by default and moves first."""
+
+    penalty: Penalty = Penalty.SKIP_TURN
+    red_sides: str = "WE"
+    first: Colour = Colour.RED
+    inventory: dict[Colour, dict[Kind, int]] = field(default_factory=_full_inventory)
+
+    def __post_init__(self) -> None:
+        if self.red_sides not in ("WE", "NS"):
+            raise ValueError(f"red sides must be WE or NS, not {self.red_sides!r}")
+        for colour in Colour:
+            counts = self.inventory.get(colour)
+            if counts is None or set(counts) != set(KINDS) or any(
+                not isinstance(n, int) or n < 0 for n in counts.values()
+            ):
+                raise ValueError(f"{colour.title}'s starting pieces must give a count of 0 or more "
+                                 "for each kind")
+
+    def sides(self, colour: Colour) -> int:
+        """The rim sides ``colour`` must join, as N/E/S/W bits."""
+        red = W | E if self.red_sides == "WE" else N | S
+        return red if colour is Colour.RED else (N | S) ^ (W | E) ^ red
+
+    def side_names(self, colour: Colour) -> str:
+        """``"west and east"`` or ``"north and south"``."""
+        return "west and east" if self.sides(colour) == W | E else "north and south"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The referee's answer to one attempt; ``to_json()`` is the contract in DESIGN.md."""
+
+    n: int
+    colour: Colour | None
+    move: str
+    outcome: Outcome
+    reason: str | None
+    next: Colour | None
+    winner: Colour | None
+    draw: bool
+    left: dict[Colour, dict[Kind, int]]
+    cell: Cell | None = None
+    piece: Piece | None = None
+    passed: tuple[Colour, ...] = ()     # players who passed automatically after this attempt
+    skipped: tuple[Colour, ...] = ()    # players whose turn was missed as a penalty
+
+    def to_json(self) -> dict:
+        """The JSON object ``thoughtwave referee`` prints for this attempt."""
+        return {
+            "n": self.n,
+            "colour": self.colour.value if self.colour else None,
+            "move": self.move,
+            "verdict": self.outcome.value,
+            "reason": self.reason,
+            "next": self.next.value if self.next else None,
+            "winner": self.winner.value if self.winner else None,
+            "draw": self.draw,
+            "left": {c.value: {k.value: self.left[c][k] for k in KINDS} for c in Colour},
+        }
+
+
+@dataclass
+class _Saved:
+    inventory: dict[Colour, dict[Kind, int]]
+    to_move: Colour | None
+    skips: dict[Colour, int]
+    winner: Colour | None
+    draw: bool
+    placed: bool
+
+
+class Referee:
+    """Referees one game. ``play`` takes a move line; ``attempt`` takes parsed values."""
+
+    def __init__(self, rules: Rules | None = None) -> None:
+        self.rules = rules or Rules()
+        self.board = Board()
+        self.inventory = {c: dict(self.rules.inventory[c]) for c in Colour}
+        self.skips = {c: 0 for c in Colour}
+        self.winner: Colour | None = None
+        self.draw = False
+        self.verdicts: list[Verdict] = []
+        self._undo: list[_Saved] = []
+        self.to_move: Colour | None = self.rules.first
+        self.to_move, _, _ = self._resolve_turn(self.rules.first)
+
+    # ---- questions ------------------------------------------------------------------------
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended (a win or a draw)."""
+        return self.winner is not None or self.draw
+
+    @property
+    def result(self) -> str:
+        """``"red"``, ``"black"``, ``"draw"`` or ``"ongoing"``."""
+        if self.winner:
+            return self.winner.value
+        return "draw" if self.draw else "ongoing"
+
+    def available(self, colour: Colour) -> int:
+        """Bit set of the pieces ``colour`` still has (see ``engine.board``)."""
+        return piece_bits(self.inventory[colour])
+
+    def can_place(self, colour: Colour) -> bool:
+        """Whether ``colour`` has a piece that fits somewhere."""
+        return self.board.has_legal_placement(self.available(colour))
+
+    def legal_pieces(self, cell: Cell, colour: Colour | None = None) -> list[Piece]:
+        """The pieces ``colour`` (default: the side to move) may lay on ``cell`` now."""
+        colour = colour or self.to_move
+        if colour is None or self.over:
+            return []
+        return self.board.legal_pieces(cell, self.available(colour))
+
+    def winning_wave(self) -> list[Cell]:
+        """The cells of the winner's joining wave, or []."""
+        if self.winner is None:
+            return []
+        return self.board.joining_wave(self.rules.sides(self.winner))
+
+    def _left(self) -> dict[Colour, dict[Kind, int]]:
+        return {c: dict(self.inventory[c]) for c in Colour}
+
+    # ---- attempts --------------------------------------------------------------------------
+    def play(self, line: str) -> Verdict:
+        """Referee one move line ``[red|black] PIECE@CELL``; a malformed line is rejected."""
+        text = line.split("#", 1)[0].strip()
+        if self.over:
+            return self._reject(None, text, self._over_sentence())
+        try:
+            colour, move = parse_move_line(text)
+        except NotationError as err:
+            return self._reject(None, text, str(err))
+        return self.attempt(move, colour)
+
+    def attempt(self, move: Move, colour: Colour | None = None) -> Verdict:
+        """Referee ``move`` by ``colour`` (default: the side to move)."""
+        shown = f"{move}"
+        if self.over:
+            return self._reject(colour, shown, self._over_sentence())
+        mover = colour or self.to_move
+        assert mover is not None
+        if mover is not self.to_move:
+            assert self.to_move is not None
+            return self._reject(mover, shown, f"it is {self.to_move.title}'s turn, not {mover.title}'s")
+        taken = self.board[move.cell]
+        if taken is not None:
+            return self._reject(mover, shown, f"{move.cell} is already taken by {taken}")
+        kind = move.piece.kind
+        if self.inventory[mover][kind] <= 0:
+            return self._reject(mover, shown, f"{mover.title} has no {kind.value} left")
+
+        self._undo.append(_Saved(self._left(), self.to_move, dict(self.skips), self.winner,
+                                 self.draw, placed=False))
+        mismatch = self.board.mismatch_sentence(move)
+        skipped: tuple[Colour, ...] = ()
+        if mismatch is None:
+            self.inventory[mover][kind] -= 1
+            self.board.push(move)
+            self._undo[-1].placed = True
+            outcome, reason = Outcome.LEGAL, None
+            joined = self.board.sides_joined(move.cell)
+            if joined & self.rules.sides(mover) == self.rules.sides(mover):
+                self.winner = mover
+            elif joined & self.rules.sides(mover.other) == self.rules.sides(mover.other):
+                self.winner = mover.other
+            candidate = mover.other
+        else:
+            outcome, reason = Outcome.ILLEGAL, mismatch
+            penalty = self.rules.penalty
+            if penalty is Penalty.RETRY:
+                candidate = mover
+            else:
+                self.inventory[mover][kind] -= 1
+                candidate = mover.other
+                if penalty is Penalty.SKIP_TURN:
+                    self.skips[mover] += 1
+
+        passed: tuple[Colour, ...] = ()
+        if self.winner is not None:
+            self.to_move = None
+        else:
+            self.to_move, passed, skipped = self._resolve_turn(candidate)
+        return self._record(mover, shown, outcome, reason, move, passed, skipped)
+
+    def undo(self) -> Verdict | None:
+        """Take back the last legal or illegal verdict (rejected ones changed nothing)."""
+        while self.verdicts and self.verdicts[-1].outcome is Outcome.REJECTED:
+            self.verdicts.pop()
+        if not self._undo:
+            return None
+        saved = self._undo.pop()
+        if saved.placed:
+            self.board.pop()
+        self.inventory = saved.inventory
+        self.to_move, self.skips = saved.to_move, saved.skips
+        self.winner, self.draw = saved.winner, saved.draw
+        return self.verdicts.pop()
+
+    # ---- internals -------------------------------------------------------------------------
+    def _resolve_turn(self, candidate: Colour) -> tuple[Colour | None, tuple, tuple]:
+        """Apply missed turns and automatic passes; None (and a draw) when nobody can place."""
+        passed: list[Colour] = []
+        skipped: list[Colour] = []
+        for _ in range(8):
+            if not self.can_place(candidate) and not self.can_place(candidate.other):
+                self.draw = True
+                return None, tuple(passed), tuple(skipped)
+            if self.skips[candidate]:
+                self.skips[candidate] -= 1
+                skipped.append(candidate)
+                candidate = candidate.other
+                continue
+            if self.can_place(candidate):
+                return candidate, tuple(passed), tuple(skipped)
+            passed.append(candidate)
+            candidate = candidate.other
+        return candidate, tuple(passed), tuple(skipped)
+
+    def _over_sentence(self) -> str:
+        if self.winner:
+            return f"the game is over: {self.winner.title} has won"
+        return "the game is over: it was drawn"
+
+    def _reject(self, colour: Colour | None, shown: str, reason: str) -> Verdict:
+        return self._record(colour, shown, Outcome.REJECTED, reason, None, (), ())
+
+    def _record(self, colour: Colour | None, shown: str, outcome: Outcome, reason: str | None,
+                move: Move | None, passed: tuple, skipped: tuple) -> Verdict:
+        verdict = Verdict(
+            n=len(self.verdicts) + 1, colour=colour, move=shown, outcome=outcome, reason=reason,
+            next=self.to_move, winner=self.winner, draw=self.draw, left=self._left(),
+            cell=move.cell if move else None, piece=move.piece if move else None,
+            passed=passed, skipped=skipped,
+        )
+        self.verdicts.append(verdict)
+        return verdict

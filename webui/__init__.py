@@ -1,0 +1,1 @@
+"""The application: the CLI, the companion loop, persistence and the Flask display."""

@@ -1,0 +1,61 @@
+"""The rule flags shared by every command that referees: penalty, sides, first player, handicap."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from engine import Colour, Penalty, Rules
+from engine.record import parse_inventory, read_headers, rules_from_headers
+from webui.errors import UsageError
+
+
+def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--illegal-penalty``, ``--red-sides``, ``--first``, ``--red-pieces``, ``--black-pieces``."""
+    group = parser.add_argument_group("rules (default: as the record's headers say, else the standard game)")
+    group.add_argument("--illegal-penalty", choices=[p.value for p in Penalty],
+                       help="what an illegal placement costs (default skip-turn)")
+    group.add_argument("--red-sides", choices=["WE", "NS"], type=str.upper,
+                       help="the sides Red joins (default WE: west and east)")
+    group.add_argument("--first", choices=["red", "black"], type=str.lower, help="who moves first (default red)")
+    group.add_argument("--red-pieces", metavar="KIND=N ...",
+                       help="Red's starting pieces for a handicap game, e.g. 'cross=1 bend=9'")
+    group.add_argument("--black-pieces", metavar="KIND=N ...", help="Black's starting pieces")
+
+
+def rules_from_args(args: argparse.Namespace, headers: dict[str, str] | None = None) -> Rules:
+    """Rules from the flags, falling back to record headers, then to the defaults."""
+    try:
+        base = rules_from_headers(headers or {})
+        inventory = {c: dict(base.inventory[c]) for c in Colour}
+        if args.red_pieces:
+            inventory[Colour.RED] = parse_inventory(args.red_pieces)
+        if args.black_pieces:
+            inventory[Colour.BLACK] = parse_inventory(args.black_pieces)
+        return Rules(
+            penalty=Penalty(args.illegal_penalty) if args.illegal_penalty else base.penalty,
+            red_sides=args.red_sides or base.red_sides,
+            first=Colour.parse(args.first) if args.first else base.first,
+            inventory=inventory,
+        )
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+
+
+def read_text(path: str) -> str:
+    """The text of ``path`` (``-`` is standard input); a UsageError when it cannot be read."""
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        reason = getattr(err, "strerror", None) or str(err)
+        raise UsageError(f"cannot read {path}: {reason}") from None
+
+
+def read_moves(path: str) -> tuple[list[str], dict[str, str]]:
+    """Move lines of a moves file or record (blank lines and comments dropped) and its headers."""
+    text = read_text(path)
+    lines = [line for line in text.splitlines() if line.split("#", 1)[0].strip()]
+    return lines, read_headers(text)
