@@ -1,0 +1,255 @@
+"""Camera sources: where frames come from (a folder of images, a video file, a USB camera, the Pi camera).
+
+Every source gives ``Frame``s (index, time in seconds, BGR image) through ``read()`` until it returns
+None, and is closed with ``close()``. ``open_source("usb:0")`` picks one from a spec string. The Pi
+camera's ``picamera2`` is imported inside ``PiSource`` only, so everything else runs on any machine.
+
+>>> source = open_source("dir:frames")          # doctest: +SKIP
+>>> while (frame := source.read()) is not None:  # doctest: +SKIP
+...     print(frame.index, frame.t, frame.image.shape)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import cv2
+import numpy as np
+
+#: What image files a frames directory may hold (any case).
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".ppm", ".pgm"})
+
+PI_INSTALL_HINT = (
+    "the Pi camera needs picamera2: on Raspberry Pi OS install it with `sudo apt install python3-picamera2` "
+    "and make the venv with `python3 -m venv --system-site-packages .venv`"
+)
+
+DEFAULT_RESOLUTION = (1280, 960)
+
+
+class CameraError(Exception):
+    """A source cannot be opened or has stopped giving frames; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One picture: its position in the stream, its time in seconds from the start, the BGR image."""
+
+    index: int
+    t: float
+    image: np.ndarray
+
+
+@runtime_checkable
+class FrameSource(Protocol):
+    """Anything that gives frames: ``read()`` returns None at the end of the stream."""
+
+    fps: float
+
+    def read(self) -> Frame | None: ...
+
+    def close(self) -> None: ...
+
+
+class ImageDirSource:
+    """The image files of a directory, sorted by name, as frames ``1/fps`` seconds apart.
+
+    A file that cannot be decoded is skipped (its index is used up, so times stay true) and a
+    message is added to ``warnings``, which the caller drains with ``take_warnings()``.
+    """
+
+    def __init__(self, path: str | Path, fps: float = 10.0) -> None:
+        if fps <= 0:
+            raise CameraError(f"fps must be positive, not {fps}")
+        self.path = Path(path)
+        if not self.path.is_dir():
+            raise CameraError(f"{self.path} is not a directory of images")
+        self.files = sorted(p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+        if not self.files:
+            raise CameraError(f"{self.path} holds no image files ({', '.join(sorted(IMAGE_SUFFIXES))})")
+        self.fps = float(fps)
+        self.warnings: list[str] = []
+        self._next = 0
+
+    def read(self) -> Frame | None:
+        """The next decodable image, or None after the last file."""
+        while self._next < len(self.files):
+            index, path = self._next, self.files[self._next]
+            self._next += 1
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if image is None or image.size == 0:
+                self.warnings.append(f"skipped {path.name}: not a readable image")
+                continue
+            return Frame(index, index / self.fps, image)
+        return None
+
+    def take_warnings(self) -> list[str]:
+        """The warnings since the last call (and forget them)."""
+        out, self.warnings = self.warnings, []
+        return out
+
+    def close(self) -> None:
+        self._next = len(self.files)
+
+
+class VideoSource:
+    """The frames of a video file; ``t`` comes from ``fps`` if given, else the file's own frame rate."""
+
+    def __init__(self, path: str | Path, fps: float | None = None) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise CameraError(f"{self.path} is not a video file")
+        if fps is not None and fps <= 0:
+            raise CameraError(f"fps must be positive, not {fps}")
+        self._capture = cv2.VideoCapture(str(self.path))
+        if not self._capture.isOpened():
+            self._capture.release()
+            raise CameraError(f"cannot open {self.path} as a video")
+        file_fps = self._capture.get(cv2.CAP_PROP_FPS)
+        # Some containers report 0 or nonsense; 10 fps is what the companion runs at.
+        self.fps = float(fps) if fps else (float(file_fps) if 0 < file_fps < 1000 else 10.0)
+        self._index = 0
+
+    def read(self) -> Frame | None:
+        """The next frame, or None at the end of the file."""
+        if self._capture is None:
+            return None
+        ok, image = self._capture.read()
+        if not ok or image is None:
+            return None
+        frame = Frame(self._index, self._index / self.fps, image)
+        self._index += 1
+        return frame
+
+    def close(self) -> None:
+        if self._capture is not None:
+            self._capture.release()
+            self._capture = None
+
+
+class UsbSource:
+    """A USB (V4L2) camera by index; ``t`` is wall-clock seconds since opening. Failures raise CameraError."""
+
+    def __init__(self, index: int = 0, resolution: tuple[int, int] = DEFAULT_RESOLUTION) -> None:
+        self.index = index
+        self._capture = cv2.VideoCapture(index)
+        if not self._capture.isOpened():
+            self._capture.release()
+            raise CameraError(f"no USB camera at index {index} (is it plugged in? try `ls /dev/video*`)")
+        width, height = resolution
+        self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
+        self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+        reported = self._capture.get(cv2.CAP_PROP_FPS)
+        self.fps = float(reported) if 0 < reported < 1000 else 30.0
+        self._start = time.monotonic()
+        self._index = 0
+
+    def read(self) -> Frame | None:
+        """The next frame; a camera that stops answering raises CameraError rather than ending quietly."""
+        if self._capture is None:
+            raise CameraError(f"USB camera {self.index} is closed")
+        ok, image = self._capture.read()
+        if not ok or image is None:
+            raise CameraError(f"USB camera {self.index} gave no frame (unplugged?)")
+        frame = Frame(self._index, time.monotonic() - self._start, image)
+        self._index += 1
+        return frame
+
+    def close(self) -> None:
+        if self._capture is not None:
+            self._capture.release()
+            self._capture = None
+
+
+class PiSource:
+    """The Raspberry Pi camera through picamera2; frames are BGR like every other source."""
+
+    def __init__(self, resolution: tuple[int, int] = DEFAULT_RESOLUTION, fps: float = 10.0) -> None:
+        try:
+            from picamera2 import Picamera2
+        except ImportError:
+            raise CameraError(PI_INSTALL_HINT) from None
+        try:
+            self._camera = Picamera2()
+            # picamera2's "RGB888" is stored as B, G, R bytes per pixel (its manual, appendix on
+            # formats): exactly OpenCV's order, so no conversion is needed.
+            config = self._camera.create_video_configuration(
+                main={"size": tuple(resolution), "format": "RGB888"},
+                controls={"FrameRate": float(fps)},
+            )
+            self._camera.configure(config)
+            self._camera.start()
+        except Exception as err:  # libcamera raises plain RuntimeErrors for a missing or busy camera
+            raise CameraError(f"cannot start the Pi camera: {err}") from None
+        self.fps = float(fps)
+        self._start = time.monotonic()
+        self._index = 0
+
+    def read(self) -> Frame | None:
+        """The next frame; a camera failure raises CameraError."""
+        if self._camera is None:
+            raise CameraError("the Pi camera is closed")
+        try:
+            image = self._camera.capture_array("main")
+        except Exception as err:
+            raise CameraError(f"the Pi camera gave no frame: {err}") from None
+        if image.ndim == 3 and image.shape[2] == 4:  # XRGB8888 if a caller reconfigured it
+            image = image[:, :, :3]
+        frame = Frame(self._index, time.monotonic() - self._start, np.ascontiguousarray(image))
+        self._index += 1
+        return frame
+
+    def close(self) -> None:
+        if self._camera is not None:
+            try:
+                self._camera.stop()
+                self._camera.close()
+            finally:
+                self._camera = None
+
+
+def _parse_resolution(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise CameraError(f"{text!r} is not a resolution: write it as WIDTHxHEIGHT, e.g. 1280x960") from None
+    if width <= 0 or height <= 0:
+        raise CameraError(f"{text!r} is not a resolution")
+    return width, height
+
+
+def open_source(spec: str, fps: float | None = None, resolution: tuple[int, int] | None = None) -> FrameSource:
+    """The source a spec names: ``pi``, ``usb:N``, ``file:PATH``, ``dir:PATH`` or ``demo``.
+
+    ``pi`` and ``usb:N`` take an optional ``@WIDTHxHEIGHT`` suffix (``usb:0@640x480``). ``fps`` sets
+    the frame rate of a directory (default 10), a video (default: the file's) and the demo camera.
+    """
+    spec = spec.strip()
+    if spec.lower().startswith(("pi", "usb")) and "@" in spec:
+        spec, _, size = spec.partition("@")
+        resolution = _parse_resolution(size)
+    kind, _, rest = spec.partition(":")
+    kind = kind.lower()
+    if kind == "pi" and not rest:
+        return PiSource(resolution or DEFAULT_RESOLUTION, fps or 10.0)
+    if kind == "usb":
+        if not rest.strip().isdigit():
+            raise CameraError(f"{spec!r}: give the camera's number, e.g. usb:0")
+        return UsbSource(int(rest), resolution or DEFAULT_RESOLUTION)
+    if kind == "file" and rest:
+        return VideoSource(rest, fps)
+    if kind == "dir" and rest:
+        return ImageDirSource(rest, fps or 10.0)
+    if kind == "demo" and not rest:
+        from vision.demo import DemoCamera
+
+        kwargs: dict = {}
+        if fps:
+            kwargs["fps"] = fps
+        if resolution:
+            kwargs["resolution"] = resolution
+        return DemoCamera(**kwargs)
+    raise CameraError(f"{spec!r} is not a camera: use pi, usb:N, file:PATH, dir:PATH or demo")
