@@ -36,12 +36,13 @@ class Cell:
     def parse(cls, text: str) -> Cell:
         """``Cell.parse("e5") == Cell(row=4, col=4)``; any case, surrounding spaces ignored."""
         t = text.strip().upper()
-        if len(t) < 2 or t[0] not in COLUMNS or not t[1:].isdigit():
+        digits = t[1:]
+        # isascii: str.isdigit also accepts "²" and other digits that int() cannot read
+        if len(t) < 2 or t[0] not in COLUMNS or not (digits.isascii() and digits.isdigit()):
             raise NotationError(f"{text.strip()!r} is not a cell: use a letter A-J and a number 1-10")
-        row = int(t[1:])
-        if not 1 <= row <= SIZE:
+        if len(digits) > 2 or not 1 <= int(digits) <= SIZE:
             raise NotationError(f"{text.strip()!r} is not a cell: rows go from 1 to 10")
-        return CELLS[(row - 1) * SIZE + COLUMNS.index(t[0])]
+        return CELLS[(int(digits) - 1) * SIZE + COLUMNS.index(t[0])]
 
     def neighbour(self, direction: int) -> Cell | None:
         """The cell next to this one in ``direction``, or None past the rim."""

@@ -121,6 +121,8 @@ class Piece:
         if t in ("x", "+", "cross"):
             return cls(15)
         words = [w for w in t.replace(",", "/").replace("-", "/").replace(" ", "/").split("/") if w]
+        if not words:   # only separators, e.g. "/"
+            raise NotationError(f"{text!r} is not a piece: name its sides, e.g. ns or top/bottom")
         arms = 0
         if len(words) > 1 or words[0] in _WORD_TO_DIRECTION:
             for word in words:
