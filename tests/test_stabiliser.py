@@ -1,0 +1,175 @@
+"""The stabiliser: hands, shadows and lamps change nothing; a new tile is one change once steady; a cell the
+camera cannot read is reported unreadable, never guessed empty. Readings here are synthetic."""
+
+import numpy as np
+import pytest
+
+from engine.cells import CELLS, Cell
+from engine.pieces import Colour, Piece
+from vision.reading import BoardReading, CellReading, CellState
+from vision.stabiliser import HAND, NO_BOARD, SETTLING, STEADY, Stabiliser, board_signature
+
+FPS = 10
+E5, F5 = Cell.parse("E5"), Cell.parse("F5")
+RED_EW = CellReading.tile(Colour.RED, Piece.parse("ew"), 0.97)
+RNG = np.random.default_rng(7)
+BOARD = RNG.integers(40, 140, (40, 40)).astype(np.uint8)    # the board's signature: a fixed texture
+
+
+def board(tiles: dict | None = None, unreadable=(), occluded=False, occluded_cells=()) -> BoardReading:
+    cells = {c: CellReading.empty(0.95) for c in CELLS}
+    cells.update(tiles or {})
+    for c in unreadable:
+        cells[c] = CellReading.unreadable(0.2)
+    return BoardReading(True, cells, occluded=occluded, occluded_cells=frozenset(occluded_cells))
+
+
+def with_hand(signature: np.ndarray, x: int) -> np.ndarray:
+    """A dark forearm reaching in from the east edge to column ``x``."""
+    out = signature.copy()
+    out[12:28, x:] = 20
+    return out
+
+
+def run(stabiliser: Stabiliser, frames, t0: float = 0.0):
+    """Feed (reading, signature) pairs at FPS; the (t, StableBoard) pairs accepted."""
+    accepted = []
+    for i, (reading, signature) in enumerate(frames):
+        t = t0 + i / FPS
+        got = stabiliser.feed(t, reading, signature)
+        if got is not None:
+            accepted.append((t, got))
+    return accepted
+
+
+def settle(stabiliser: Stabiliser, reading=None, seconds: float = 1.0, t0: float = 0.0):
+    return run(stabiliser, [(reading or board(), BOARD)] * int(seconds * FPS), t0)
+
+
+def test_a_steady_empty_board_is_accepted_once_after_stable_seconds():
+    st = Stabiliser(stable_seconds=0.4)
+    accepted = settle(st, seconds=2.0)
+    assert len(accepted) == 1
+    t, view = accepted[0]
+    assert t == pytest.approx(0.4) and view.changed == frozenset()
+    assert all(r.state is CellState.EMPTY for r in view.cells.values())
+    assert st.status == STEADY
+
+
+def test_a_new_tile_is_one_change_after_stable_seconds_once_the_hand_has_gone():
+    st = Stabiliser(stable_seconds=0.4)
+    settle(st)
+    hand = [(board(occluded=True, occluded_cells=[E5, F5]), with_hand(BOARD, x)) for x in (30, 20, 15, 15, 22, 32)]
+    after = BOARD.copy()
+    after[18:22, 18:22] = 200   # the tile now shows on E5
+    placed = [(board({E5: RED_EW}), after)] * 12
+    accepted = run(st, hand + placed, t0=1.0)
+    assert len(accepted) == 1
+    t, view = accepted[0]
+    assert view.changed == {E5}
+    assert view.cells[E5] == RED_EW and view.seen()[E5] == (Colour.RED, Piece.parse("ew"))
+    hand_gone = 1.0 + len(hand) / FPS
+    assert hand_gone + 0.4 <= t <= hand_gone + 0.4 + 1.5 / FPS   # the hand's going is itself one frame of motion
+
+
+def test_a_hand_resting_over_the_board_for_five_seconds_changes_nothing():
+    st = Stabiliser(stable_seconds=0.4)
+    settle(st)
+    # under the hand the reader half-sees things: misread tiles, unreadable cells
+    misread = {Cell.parse("G5"): CellReading.tile(Colour.BLACK, Piece.parse("n"), 0.5)}
+    resting = [(board(misread, unreadable=[E5], occluded=True, occluded_cells=[E5, F5]), with_hand(BOARD, 15))] * 50
+    assert run(st, resting, t0=1.0) == []
+    assert st.status == HAND
+    assert st.hand_seconds == pytest.approx(4.9)
+    assert settle(st, seconds=2.0, t0=6.0) == []        # the hand leaves: the board is as it was
+    assert st.status == STEADY and st.hand_seconds == 0.0
+
+
+def test_a_hand_the_reader_does_not_flag_still_changes_nothing():
+    st = Stabiliser(stable_seconds=0.4)
+    settle(st)
+    covered = [c for c in CELLS if c.row in (4, 5) and c.col >= 5]    # ten cells under the forearm
+    frames = [(board(unreadable=covered), with_hand(BOARD, x)) for x in (35, 28, 22)]
+    frames += [(board(unreadable=covered), with_hand(BOARD, 22))] * 50    # resting, perfectly still
+    assert run(st, frames, t0=1.0) == []
+    assert st.status == HAND
+
+
+def test_a_lamp_switched_on_changes_nothing_and_is_not_even_motion():
+    st = Stabiliser(stable_seconds=0.4)
+    settle(st)
+    ramp = [(board(), np.clip(BOARD * g + 25 * (g - 1), 0, 255).astype(np.uint8)) for g in (1.1, 1.25, 1.4)]
+    frames = ramp + [(board(), ramp[-1][1])] * 20
+    statuses = []
+    for i, (reading, signature) in enumerate(frames):
+        assert st.feed(1.0 + i / FPS, reading, signature) is None
+        statuses.append(st.status)
+    assert set(statuses) == {STEADY}
+
+
+def test_a_shadow_sweeping_across_is_motion_while_it_moves_and_then_nothing():
+    st = Stabiliser(stable_seconds=0.4)
+    settle(st)
+    frames = []
+    for x in range(0, 40, 5):
+        shadow = BOARD.astype(np.float32)
+        shadow[:, x:x + 12] *= 0.5
+        frames.append((board(), shadow.astype(np.uint8)))
+    frames += [(board(), BOARD)] * 10
+    statuses = []
+    for i, (reading, signature) in enumerate(frames):
+        assert st.feed(1.0 + i / FPS, reading, signature) is None
+        statuses.append(st.status)
+    assert SETTLING in statuses[:8] and statuses[-1] == STEADY
+
+
+def test_a_cell_unreadable_for_a_long_time_is_reported_unreadable_not_empty():
+    st = Stabiliser(stable_seconds=0.4, unreadable_seconds=1.0)
+    settle(st)
+    accepted = settle(st, board(unreadable=[E5]), seconds=3.0, t0=1.0)
+    assert len(accepted) == 1
+    t, view = accepted[0]
+    assert 1.0 + 1.0 <= t <= 1.0 + 1.0 + 1.5 / FPS            # after unreadable_seconds of doubt
+    assert view.changed == {E5} and view.unreadable() == [E5]
+    assert E5 not in view.seen() and view.seen()[F5] is None
+
+
+def test_a_flickering_new_tile_is_unreadable_never_empty_and_then_read_when_it_settles():
+    st = Stabiliser(stable_seconds=0.4, unreadable_seconds=1.0)
+    settle(st, board({E5: RED_EW}))
+    black = CellReading.tile(Colour.BLACK, Piece.parse("ew"), 0.6)
+    frames = [(board({E5: black if i % 2 else RED_EW}), BOARD) for i in range(20)]   # red? black? can't say
+    accepted = run(st, frames, t0=1.0)
+    assert [view.cells[E5].state for _, view in accepted] == [CellState.UNREADABLE]
+    assert accepted[0][1].changed == {E5}
+    back = settle(st, board({E5: RED_EW}), seconds=1.0, t0=3.0)
+    assert len(back) == 1 and back[0][1].cells[E5] == RED_EW
+
+
+def test_a_cell_unreadable_from_the_start_is_unreadable_at_once():
+    st = Stabiliser(stable_seconds=0.4)
+    accepted = settle(st, board(unreadable=[E5]))
+    assert accepted[0][1].unreadable() == [E5]
+
+
+def test_no_board_means_no_view_and_the_status_says_so():
+    st = Stabiliser(stable_seconds=0.4)
+    for i in range(10):
+        assert st.feed(i / FPS, BoardReading(False), None) is None
+    assert st.status == NO_BOARD
+
+
+def test_many_cells_unreadable_for_long_become_unreadable_rather_than_a_hand_forever():
+    st = Stabiliser(stable_seconds=0.4, blind_patience=2.0)
+    settle(st)
+    dark = [c for c in CELLS if c.row < 3]
+    accepted = settle(st, board(unreadable=dark), seconds=4.0, t0=1.0)
+    assert len(accepted) == 1 and set(accepted[0][1].unreadable()) == set(dark)
+    assert accepted[0][0] > 3.0
+
+
+def test_board_signature_is_a_small_grey_thumbnail():
+    image = np.zeros((300, 300, 3), np.uint8)
+    image[:, 150:] = (255, 255, 255)
+    sig = board_signature(image)
+    assert sig.shape == (40, 40) and sig[:, :19].max() == 0 and sig[:, 21:].min() == 255

@@ -1,0 +1,219 @@
+"""The stabiliser: from a stream of per-frame readings to the few steady views of the board worth refereeing.
+
+A view is accepted only when the board is found, nothing covers it and nothing in the picture has
+moved for ``stable_seconds``. Hands, shadows, a passing arm or a lamp switched on therefore produce
+no change at all; they only show in ``status`` while they last.
+
+Two witnesses of a disturbance are used, because either alone misses cases:
+
+* the reading: the reader's ``occluded`` flag and cells, or many cells turning unreadable at once;
+* a small grey signature of the (warped) board: any motion between frames, or drift away from the
+  picture at the start of the quiet spell. The signature is normalised to zero mean and unit
+  spread first, so a lamp switched on (a global change of brightness and contrast) does not read
+  as a change, though a shadow sweeping across does, while it moves.
+
+Within a quiet spell each cell is decided by the readings of the last ``stable_seconds``: a cell
+that keeps one content is that content; a cell that is unreadable, or flickers between contents,
+for longer than ``unreadable_seconds`` is reported unreadable (the table ignores it and the display
+says "can't read E5"), never guessed empty.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from engine.cells import CELLS, Cell
+from engine.pieces import Colour, Piece
+from vision.reading import BoardReading, CellReading, CellState
+
+#: What a cell says, confidence aside, as one small integer: 0 empty, 1 unreadable, then tiles.
+_EMPTY, _UNREADABLE = 0, 1
+
+
+def _code(reading: CellReading) -> int:
+    if reading.state is CellState.TILE:
+        return 2 + (16 if reading.colour is Colour.BLACK else 0) + reading.piece.arms
+    return _EMPTY if reading.state is CellState.EMPTY else _UNREADABLE
+
+
+NO_BOARD = "no board"
+HAND = "hand over the board"
+SETTLING = "settling"
+STEADY = "steady"
+
+SIGNATURE_SIZE = 40
+
+
+def board_signature(warped: np.ndarray, size: int = SIGNATURE_SIZE) -> np.ndarray:
+    """A ``size`` x ``size`` grey thumbnail of a (warped) board image, the stabiliser's motion witness."""
+    grey = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
+    return cv2.resize(grey, (size, size), interpolation=cv2.INTER_AREA)
+
+
+def _normalised(signature: np.ndarray) -> np.ndarray:
+    """Zero mean, unit spread: a global change of brightness or contrast leaves it unchanged."""
+    s = signature.astype(np.float32)
+    s -= s.mean()
+    spread = float(s.std())
+    return s / spread if spread > 1.0 else s   # a blank (black) picture has no spread to divide by
+
+
+@dataclass(frozen=True)
+class StableBoard:
+    """A steady view of the board: every cell's reading and which cells differ from the previous view.
+
+    The first view is compared with an empty board (a game starts on one).
+    """
+
+    t: float
+    cells: dict[Cell, CellReading]
+    changed: frozenset[Cell]
+
+    def seen(self) -> dict[Cell, tuple[Colour, Piece] | None]:
+        """Every readable cell -> (colour, piece) or None when empty: what ``Table.observe`` takes."""
+        return {
+            cell: (r.colour, r.piece) if r.state is CellState.TILE else None
+            for cell, r in self.cells.items() if r.state is not CellState.UNREADABLE
+        }
+
+    def unreadable(self) -> list[Cell]:
+        """The cells the camera cannot read, in board order."""
+        return [c for c in CELLS if self.cells[c].state is CellState.UNREADABLE]
+
+
+class Stabiliser:
+    """Turns per-frame ``BoardReading``s into ``StableBoard``s; ``feed`` each frame in time order.
+
+    ``motion_threshold`` is the mean absolute difference of normalised signatures (in units of the
+    picture's spread) above which the picture is moving; ``many_unreadable`` is how many more unreadable
+    cells than in the last steady view count as something covering the board (for at most
+    ``blind_patience`` seconds, after which they are just unreadable); ``agreement`` is the share of a
+    cell's recent readings that must agree for the cell to be decided.
+    """
+
+    def __init__(self, stable_seconds: float = 0.4, unreadable_seconds: float | None = None,
+                 motion_threshold: float = 0.12, many_unreadable: int = 4, agreement: float = 0.8,
+                 blind_patience: float = 8.0) -> None:
+        if stable_seconds <= 0:
+            raise ValueError("stable_seconds must be positive")
+        self.stable_seconds = stable_seconds
+        self.unreadable_seconds = unreadable_seconds if unreadable_seconds is not None else 3 * stable_seconds
+        self.motion_threshold = motion_threshold
+        self.many_unreadable = many_unreadable
+        self.agreement = agreement
+        self.blind_patience = blind_patience
+        self.status = NO_BOARD
+        self.accepted: StableBoard | None = None
+        self._quiet_since: float | None = None
+        self._window: deque[tuple[float, list[int], BoardReading]] = deque()
+        self._previous_signature: np.ndarray | None = None
+        self._quiet_signature: np.ndarray | None = None
+        self._hand_since: float | None = None
+        self._undecided_since: dict[Cell, float] = {}
+        self._blind_since: float | None = None
+        self._t = 0.0
+
+    @property
+    def hand_seconds(self) -> float:
+        """How long something has been covering the board (0 when nothing is)."""
+        return 0.0 if self._hand_since is None else self._t - self._hand_since
+
+    def feed(self, t: float, reading: BoardReading, image_signature: np.ndarray | None = None) -> StableBoard | None:
+        """Take one frame's reading (and signature, see ``board_signature``); the newly accepted view
+        when the board has just become steady in a state that differs from the last one, else None."""
+        self._t = t
+        if not reading.board_found:
+            self._disturbed(NO_BOARD)
+            self._hand_since = None
+            self._previous_signature = None
+            return None
+        if self._covered(t, reading):
+            if self._hand_since is None:
+                self._hand_since = t
+            self._disturbed(HAND)
+            self._previous_signature = self._normalise(image_signature)
+            return None
+        self._hand_since = None
+        signature = self._normalise(image_signature)
+        if self._moving(signature):
+            self._disturbed(SETTLING)
+            self._previous_signature = signature
+            return None
+        self._previous_signature = signature
+        if self._quiet_since is None:
+            self._quiet_since, self._quiet_signature = t, signature
+        self._window.append((t, [_code(reading.get(c)) for c in CELLS], reading))
+        while self._window and self._window[0][0] < t - self.stable_seconds:
+            self._window.popleft()
+        if t - self._quiet_since < self.stable_seconds:
+            self.status = SETTLING
+            return None
+        self.status = STEADY
+        return self._decide(t)
+
+    # ---- witnesses -----------------------------------------------------------------------------
+    def _covered(self, t: float, reading: BoardReading) -> bool:
+        if reading.occluded or reading.occluded_cells:
+            return True
+        before = len(self.accepted.unreadable()) if self.accepted else 0
+        if len(reading.unreadable()) - before < self.many_unreadable:
+            self._blind_since = None
+            return False
+        # Many cells unreadable with no occlusion reported: a hand at first, but if it lasts
+        # (the lamp went off, the camera fogged) those cells are simply unreadable.
+        if self._blind_since is None:
+            self._blind_since = t
+        return t - self._blind_since < self.blind_patience
+
+    def _normalise(self, signature: np.ndarray | None) -> np.ndarray | None:
+        return None if signature is None else _normalised(signature)
+
+    def _moving(self, signature: np.ndarray | None) -> bool:
+        if signature is None:
+            return False
+        for reference in (self._previous_signature, self._quiet_signature):
+            if (reference is not None and reference.shape == signature.shape
+                    and float(np.abs(signature - reference).mean()) > self.motion_threshold):
+                return True
+        return False
+
+    def _disturbed(self, status: str) -> None:
+        self.status = status
+        self._quiet_since = None
+        self._undecided_since.clear()
+        self._quiet_signature = None
+        self._window.clear()
+
+    # ---- deciding ------------------------------------------------------------------------------
+    def _decide(self, t: float) -> StableBoard | None:
+        """Each cell by its recent readings; a new StableBoard when any cell's decision changed."""
+        codes = np.array([c for _, c, _ in self._window], np.int16)             # frames x cells
+        # for every frame and cell, how many frames of the window agree with it
+        agree = (codes[:, None, :] == codes[None, :, :]).sum(axis=1)            # frames x cells
+        best = agree.argmax(axis=0)
+        mode = codes[best, np.arange(codes.shape[1])]
+        decided = (agree[best, np.arange(codes.shape[1])] >= self.agreement * len(codes)) & (mode != _UNREADABLE)
+        previous = self.accepted.cells if self.accepted else None
+        cells: dict[Cell, CellReading] = {}
+        for i, cell in enumerate(CELLS):
+            if decided[i]:
+                self._undecided_since.pop(cell, None)
+                # the latest reading that says the decided thing, with its confidence
+                j = len(codes) - 1 - int(np.argmax(codes[::-1, i] == mode[i]))
+                cells[cell] = self._window[j][2].get(cell)
+                continue
+            since = self._undecided_since.setdefault(cell, t)
+            if previous is not None and t - since < self.unreadable_seconds:
+                cells[cell] = previous[cell]    # give a doubtful cell time before calling it unreadable
+            else:
+                cells[cell] = CellReading.unreadable()
+        before = previous or {c: CellReading.empty() for c in CELLS}
+        changed = frozenset(c for c in CELLS if not cells[c].same_content(before[c]))
+        if self.accepted is not None and not changed:
+            return None
+        self.accepted = StableBoard(t, cells, changed)
+        return self.accepted
