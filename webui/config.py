@@ -180,16 +180,17 @@ def _choice(value: Any, choices: tuple[str, ...], normalise: Callable[[str], str
     return text
 
 
-_USB = re.compile(r"usb:\d{1,3}")
+# The spec forms vision.sources.open_source accepts: pi and usb:N may carry an @WIDTHxHEIGHT suffix.
+_CAMERA = re.compile(r"(pi|usb:\d{1,3})(@\d{1,5}x\d{1,5})?|demo", re.IGNORECASE)
 
 
 def _source(value: Any) -> str:
     text = _string(value).strip()
-    if text in ("demo", "pi") or _USB.fullmatch(text):
+    if _CAMERA.fullmatch(text):
         return text
     kind, colon, rest = text.partition(":")
-    if colon and kind in ("file", "dir") and rest.strip():
-        return f"{kind}:{rest.strip()}"
+    if colon and kind.lower() in ("file", "dir") and rest.strip():
+        return text
     raise _Invalid(f"must be demo, pi, usb:N, file:PATH or dir:PATH, got {value!r}")
 
 
