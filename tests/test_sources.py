@@ -54,7 +54,7 @@ def test_an_unreadable_image_is_skipped_with_a_warning_and_time_stays_true(tmp_p
     frames = _drain(source)
     assert [(f.index, f.t) for f in frames] == [(0, 0.0), (2, 1.0)]
     warnings = source.take_warnings()
-    assert len(warnings) == 1 and "b.png" in warnings[0]
+    assert len(warnings) == 1 and warnings[0][0] == 1 and "b.png" in warnings[0][1]
     assert source.take_warnings() == []
 
 

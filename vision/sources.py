@@ -57,8 +57,8 @@ class FrameSource(Protocol):
 class ImageDirSource:
     """The image files of a directory, sorted by name, as frames ``1/fps`` seconds apart.
 
-    A file that cannot be decoded is skipped (its index is used up, so times stay true) and a
-    message is added to ``warnings``, which the caller drains with ``take_warnings()``.
+    A file that cannot be decoded is skipped (its index is used up, so times stay true) and
+    (index, message) is added to ``warnings``, which the caller drains with ``take_warnings()``.
     """
 
     def __init__(self, path: str | Path, fps: float = 10.0) -> None:
@@ -71,7 +71,7 @@ class ImageDirSource:
         if not self.files:
             raise CameraError(f"{self.path} holds no image files ({', '.join(sorted(IMAGE_SUFFIXES))})")
         self.fps = float(fps)
-        self.warnings: list[str] = []
+        self.warnings: list[tuple[int, str]] = []
         self._next = 0
 
     def read(self) -> Frame | None:
@@ -81,12 +81,12 @@ class ImageDirSource:
             self._next += 1
             image = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if image is None or image.size == 0:
-                self.warnings.append(f"skipped {path.name}: not a readable image")
+                self.warnings.append((index, f"skipped {path.name}: not a readable image"))
                 continue
             return Frame(index, index / self.fps, image)
         return None
 
-    def take_warnings(self) -> list[str]:
+    def take_warnings(self) -> list[tuple[int, str]]:
         """The warnings since the last call (and forget them)."""
         out, self.warnings = self.warnings, []
         return out

@@ -1,4 +1,8 @@
-"""``thoughtwave referee --moves FILE|-``: typed moves in, one JSON line per attempt, then a summary."""
+"""``thoughtwave referee --moves FILE|-``: typed moves in, one JSON line per attempt, then a summary.
+
+``thoughtwave referee --frames DIR|VIDEO [--fps N] [--profile F]``: camera frames in, the same lines
+out (each with its ``frame`` index) plus observation events (board found/lost/moved, hand, flags).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,10 @@ from webui.rulesargs import add_rules_arguments, read_moves, rules_from_args
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--moves", metavar="FILE", help="moves file or game record, '-' for standard input")
+    source.add_argument("--frames", metavar="DIR|VIDEO", help="a directory of images (sorted by name) or a video file")
+    parser.add_argument("--fps", type=float, metavar="N",
+                        help="frames per second of --frames (default: 10 for a directory, the video's own rate)")
+    parser.add_argument("--profile", metavar="F", help="calibration profile for --frames (thoughtwave calibrate)")
     add_rules_arguments(parser)
 
 
@@ -24,6 +32,8 @@ def emit(obj: dict) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "frames", None) is not None:
+        return run_frames(args)
     if args.moves is None:
         raise UsageError("give --moves FILE")
     lines, headers = read_moves(args.moves)
@@ -31,4 +41,42 @@ def run(args: argparse.Namespace) -> int:
     for line in lines:
         emit(referee.play(line).to_json())
     emit({"result": referee.result, "moves": len(referee.verdicts)})
+    return 0
+
+
+def run_frames(args: argparse.Namespace) -> int:
+    """``--frames``: every frame through one Watcher; verdicts and observations as they happen."""
+    from pathlib import Path
+
+    from vision.sources import CameraError, ImageDirSource, VideoSource
+    from vision.watch import Watcher
+
+    if args.fps is not None and args.fps <= 0:
+        raise UsageError(f"--fps must be positive, not {args.fps:g}")
+    path = Path(args.frames)
+    try:
+        if path.is_dir():
+            source = ImageDirSource(path, args.fps or 10.0)
+        elif path.is_file():
+            source = VideoSource(path, args.fps)
+        else:
+            raise UsageError(f"cannot read {args.frames}: no such directory or video file")
+    except CameraError as err:
+        raise UsageError(str(err)) from None
+    try:
+        watcher = Watcher(rules_from_args(args), profile=args.profile)
+    except (OSError, ValueError) as err:    # a profile that is missing or malformed
+        source.close()
+        raise UsageError(f"cannot use profile {args.profile}: {err}") from None
+    try:
+        while (frame := source.read()) is not None:
+            for index, warning in getattr(source, "take_warnings", list)():
+                emit({"frame": index, "event": "warning", "message": warning})
+            for event in watcher.feed(frame):
+                emit(event)
+        for index, warning in getattr(source, "take_warnings", list)():
+            emit({"frame": index, "event": "warning", "message": warning})
+    finally:
+        source.close()
+    emit(watcher.summary())
     return 0

@@ -1,0 +1,169 @@
+"""The Watcher: camera frames in, refereed moves and observations out. Shared by ``thoughtwave referee
+--frames`` and the companion.
+
+Each frame goes through one recogniser (frame -> ``BoardReading``), one stabiliser (readings -> steady
+views of the board) and one table (steady views -> verdicts and flags, engine.table). ``feed`` answers
+with JSON-ready event dicts:
+
+* a verdict in the ``referee --moves`` shape plus ``"frame"``;
+* an observation: ``{"frame": 12, "event": "board-found"|"board-lost"|"board-moved"|"hand"|
+  "unreadable"|"flag"|"cleared", "cell": "E5" (for cell events), "message": "..."}``; flag and
+  cleared events also carry ``"flag"`` (the table's flag kind, e.g. ``"illegal-piece"``).
+
+A Watcher is synchronous and holds no global state: the companion runs one in its camera thread and
+reads ``status`` and ``latest_overlay`` from elsewhere (both are replaced whole, never mutated).
+
+>>> watcher = Watcher(Rules())                       # doctest: +SKIP
+>>> for frame in frames: print(watcher.feed(frame))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+from engine.referee import Referee, Rules
+from engine.table import FlagKind, Table
+from vision.reading import BoardReading
+from vision.sources import Frame
+from vision.stabiliser import HAND, Stabiliser, board_signature
+
+log = logging.getLogger(__name__)
+
+
+class Reader(Protocol):
+    """What the Watcher needs of a recogniser (vision.recognizer.Recognizer)."""
+
+    pose_moved: bool
+
+    def read(self, image: np.ndarray) -> BoardReading: ...
+
+    def draw_overlay(self, image: np.ndarray) -> np.ndarray: ...
+
+
+class Watcher:
+    """Referees a game from camera frames. ``feed`` each frame in order; read ``status`` any time.
+
+    ``referee`` continues a stored game (the table then flags anything on the board the game does not
+    explain); otherwise a new game is played with ``rules``. ``keep_overlay`` draws the reader's overlay
+    on every frame into ``latest_overlay`` for a preview.
+    """
+
+    def __init__(self, rules: Rules | None = None, profile: Any = None, stable_seconds: float = 0.4,
+                 referee: Referee | None = None, *, reader: Reader | None = None,
+                 keep_overlay: bool = False, lost_seconds: float = 1.0) -> None:
+        self.referee = referee if referee is not None else Referee(rules)
+        self.table = Table(self.referee, resumed=referee is not None and bool(referee.verdicts))
+        if reader is None:
+            from vision.recognizer import Recognizer
+
+            reader = Recognizer(profile=profile)
+        self.reader = reader
+        self.stabiliser = Stabiliser(stable_seconds=stable_seconds)
+        self.keep_overlay = keep_overlay
+        self.lost_seconds = lost_seconds
+        self.latest_overlay: np.ndarray | None = None
+        self.latest_image: np.ndarray | None = None
+        self.frames = 0
+        self.status: dict = self._status(None, None)
+        self._board = "unknown"          # "found" | "lost" | "unknown", for found/lost events
+        self._missing_since: float | None = None
+        self._was_hand = False
+
+    def feed(self, frame: Frame) -> list[dict]:
+        """Read, stabilise and referee one frame; the events it causes (often none)."""
+        self.frames += 1
+        events: list[dict] = []
+        reading = self._read(frame.image)
+        self.latest_image = frame.image
+        index = frame.index
+
+        def observe(event: str, message: str, **extra: Any) -> None:
+            events.append({"frame": index, "event": event, **extra, "message": message})
+
+        if reading.board_found:
+            self._missing_since = None
+            if self._board != "found":
+                observe("board-found", "found the board")
+                self._board = "found"
+            elif getattr(self.reader, "pose_moved", False):
+                observe("board-moved", "the board moved: found it again where it lies now")
+        else:
+            if self._missing_since is None:
+                self._missing_since = frame.t
+            if self._board != "lost" and frame.t - self._missing_since >= self.lost_seconds:
+                observe("board-lost", "can't see the board: check the camera and that all four corner "
+                        "markers are in view")
+                self._board = "lost"
+
+        view = self.stabiliser.feed(frame.t, reading, self._signature(frame.image, reading))
+        hand = self.stabiliser.status == HAND
+        if hand and not self._was_hand:
+            observe("hand", "hand over the board")
+        self._was_hand = hand
+
+        if view is not None:
+            for table_event in self.table.observe(view.seen(), view.unreadable()):
+                line = table_event.to_json()
+                if "verdict" in line:
+                    events.append({**line, "frame": index})
+                    continue
+                if line.get("flag") == FlagKind.UNREADABLE.value and line["event"] == "flag":
+                    line["event"] = "unreadable"
+                events.append({"frame": index, **line})
+        if self.keep_overlay:
+            self.latest_overlay = self._overlay(frame.image)
+        self.status = self._status(frame, reading)
+        return events
+
+    def summary(self) -> dict:
+        """The last line of ``referee --frames``: ``{"result", "moves", "frames"}``."""
+        return {"result": self.referee.result, "moves": len(self.referee.verdicts), "frames": self.frames}
+
+    def overlay(self) -> np.ndarray | None:
+        """The latest frame with the reader's overlay drawn on it (None before the first frame)."""
+        if self.latest_image is None:
+            return None
+        return self._overlay(self.latest_image)
+
+    # ---- internals -----------------------------------------------------------------------------
+    def _read(self, image: np.ndarray) -> BoardReading:
+        if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
+            return BoardReading(False)
+        try:
+            return self.reader.read(image)
+        except cv2.error as err:   # a frame OpenCV cannot digest is a frame without a board, not a crash
+            log.warning("could not read a frame: %s", err)
+            return BoardReading(False)
+
+    def _signature(self, image: np.ndarray, reading: BoardReading) -> np.ndarray | None:
+        """The stabiliser's motion witness: a thumbnail of the warped board when the reader offers one."""
+        if not reading.board_found:
+            return None
+        warped = getattr(self.reader, "warped", None)
+        source = warped if isinstance(warped, np.ndarray) and warped.size else image
+        return board_signature(source)
+
+    def _overlay(self, image: np.ndarray) -> np.ndarray:
+        try:
+            return self.reader.draw_overlay(image)
+        except cv2.error:
+            return image
+
+    def _status(self, frame: Frame | None, reading: BoardReading | None) -> dict:
+        st = self.stabiliser
+        view = st.accepted
+        return {
+            "frame": frame.index if frame else None,
+            "camera": st.status,
+            "hand_seconds": round(st.hand_seconds, 1),
+            "board_found": bool(reading and reading.board_found),
+            "unreadable": [str(c) for c in view.unreadable()] if view else [],
+            "flags": [f.to_json() for f in self.table.flags.values()],
+            "next": self.referee.to_move.value if self.referee.to_move else None,
+            "result": self.referee.result,
+            "ms": round(reading.ms, 1) if reading else None,
+        }
