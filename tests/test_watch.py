@@ -1,0 +1,180 @@
+"""The Watcher pipeline with a scripted reader: frames -> stabiliser -> table -> verdict and observation events."""
+
+import cv2
+import numpy as np
+import pytest
+
+from engine import Referee, Rules
+from engine.cells import CELLS, Cell
+from engine.pieces import Colour, Piece
+from vision.reading import BoardReading, CellReading
+from vision.sources import Frame
+from vision.watch import Watcher
+
+FPS = 10
+RNG = np.random.default_rng(3)
+TEXTURE = RNG.integers(40, 140, (40, 40)).astype(np.uint8)
+
+
+def reading(tiles: dict[str, str] | None = None, occluded: bool = False, unreadable=()) -> BoardReading:
+    """A board with ``{"E5": "red ew"}`` tiles on it."""
+    cells = {c: CellReading.empty() for c in CELLS}
+    for name, what in (tiles or {}).items():
+        colour, piece = what.split()
+        cells[Cell.parse(name)] = CellReading.tile(Colour.parse(colour), Piece.parse(piece))
+    for name in unreadable:
+        cells[Cell.parse(name)] = CellReading.unreadable()
+    return BoardReading(True, cells, occluded=occluded)
+
+
+NO_BOARD = BoardReading(False)
+
+
+class ScriptedReader:
+    """Reads frame i as the i-th scripted reading; the board texture darkens under a hand."""
+
+    def __init__(self, script: list[tuple[BoardReading, bool]]):
+        self.script = script
+        self.pose_moved = False
+        self.warped: np.ndarray | None = None
+        self.moved_at: set[int] = set()
+        self.broken_at: set[int] = set()
+
+    def read(self, image: np.ndarray) -> BoardReading:
+        i = int(image[0, 0, 0]) + 256 * int(image[0, 0, 1])
+        if i in self.broken_at:
+            raise cv2.error("corrupt frame")
+        board, hand = self.script[i]
+        self.pose_moved = i in self.moved_at
+        self.warped = TEXTURE.copy()
+        if hand:
+            self.warped[10:30, 10 + i % 7:] = 15     # a hand, never quite still
+        return board
+
+    def draw_overlay(self, image: np.ndarray) -> np.ndarray:
+        out = image.copy()
+        out[:, :, 2] = 255
+        return out
+
+
+def frames(count: int):
+    for i in range(count):
+        image = np.zeros((4, 4, 3), np.uint8)
+        image[0, 0, 0], image[0, 0, 1] = i % 256, i // 256
+        yield Frame(i, i / FPS, image)
+
+
+def steady(board: BoardReading, seconds: float = 1.0):
+    return [(board, False)] * int(seconds * FPS)
+
+
+def hand(board: BoardReading, seconds: float = 0.5):
+    return [(board, True)] * int(seconds * FPS)
+
+
+def play(script, **kwargs) -> tuple[Watcher, list[dict], ScriptedReader]:
+    reader = ScriptedReader(script)
+    watcher = Watcher(kwargs.pop("rules", Rules()), reader=reader, **kwargs)
+    events = []
+    for frame in frames(len(script)):
+        events += watcher.feed(frame)
+    return watcher, events, reader
+
+
+def verdicts(events: list[dict]) -> list[tuple[str, str, str]]:
+    return [(e["colour"], e["move"], e["verdict"]) for e in events if "verdict" in e]
+
+
+def test_a_placed_tile_is_refereed_once_with_its_frame_in_the_moves_shape():
+    empty = reading()
+    placed = reading({"E5": "red ew"})
+    script = steady(empty) + hand(reading(occluded=True)) + steady(placed, 2.0)
+    watcher, events, _ = play(script)
+    lines = [e for e in events if "verdict" in e]
+    assert verdicts(events) == [("red", "ew@E5", "legal")]
+    assert set(lines[0]) == {"n", "colour", "move", "verdict", "reason", "next", "winner", "draw", "left", "frame"}
+    hand_left = 10 + 5
+    assert hand_left + 4 <= lines[0]["frame"] <= hand_left + 6
+    assert watcher.summary() == {"result": "ongoing", "moves": 1, "frames": len(script)}
+    assert watcher.status["next"] == "black" and watcher.status["camera"] == "steady"
+
+
+def test_illegal_and_out_of_turn_pieces_are_flagged_until_taken_off():
+    one = reading({"E5": "red ew"})
+    bad = reading({"E5": "red ew", "F5": "black ns"})          # blank west edge against E5's wave
+    script = (steady(reading()) + hand(reading(occluded=True)) + steady(one)
+              + hand(reading(occluded=True)) + steady(bad) + hand(reading(occluded=True)) + steady(one))
+    watcher, events, _ = play(script)
+    assert verdicts(events) == [("red", "ew@E5", "legal"), ("black", "ns@F5", "illegal")]
+    flags = [e for e in events if e.get("event") == "flag"]
+    cleared = [e for e in events if e.get("event") == "cleared"]
+    assert [(f["flag"], f["cell"]) for f in flags] == [("illegal-piece", "F5")]
+    assert [(c["flag"], c["cell"]) for c in cleared] == [("illegal-piece", "F5")]
+    assert flags[0]["frame"] < cleared[0]["frame"] and "take the" in flags[0]["message"]
+    assert watcher.table.flags == {}
+
+
+def test_a_resting_hand_is_one_hand_event_and_no_verdict():
+    script = steady(reading()) + [(reading({"C3": "black n"}, occluded=True), True)] * 50 + steady(reading())
+    watcher, events, _ = play(script)
+    assert [e["event"] for e in events] == ["board-found", "hand"]
+    assert events[1]["message"] == "hand over the board" and events[1]["frame"] == 10
+
+
+def test_board_lost_found_and_moved_are_reported_once_each():
+    script = steady(reading()) + [(NO_BOARD, False)] * 15 + steady(reading())
+    reader = ScriptedReader(script)
+    reader.moved_at = {25}
+    watcher = Watcher(Rules(), reader=reader, lost_seconds=1.0)
+    events = [e for f in frames(len(script)) for e in watcher.feed(f)]
+    assert [(e["event"], e["frame"]) for e in events] == [
+        ("board-found", 0), ("board-lost", 20), ("board-found", 25)]
+    # a bump the reader notices while the board stays in view
+    reader.moved_at = {30}
+    watcher = Watcher(Rules(), reader=reader)
+    events = [e for f in frames(len(script)) for e in watcher.feed(f)]
+    assert ("board-moved", 30) in [(e["event"], e["frame"]) for e in events]
+
+
+def test_a_cell_that_stays_unreadable_is_an_unreadable_event_not_a_move():
+    script = steady(reading()) + steady(reading(unreadable=["G7"]), 3.0)
+    watcher, events, _ = play(script)
+    unreadable = [e for e in events if e["event"] == "unreadable"]
+    assert [(e["cell"], e["flag"]) for e in unreadable] == [("G7", "unreadable")]
+    assert "G7" in unreadable[0]["message"]
+    assert watcher.status["unreadable"] == ["G7"]
+    assert verdicts(events) == []
+
+
+def test_a_frame_the_reader_chokes_on_is_no_board_not_a_crash():
+    script = steady(reading(), 2.0)
+    reader = ScriptedReader(script)
+    reader.broken_at = {12}
+    watcher = Watcher(Rules(), reader=reader)
+    for f in frames(len(script)):
+        watcher.feed(f)
+    watcher.feed(Frame(99, 9.9, np.zeros((0, 0, 3), np.uint8)))
+    assert watcher.frames == len(script) + 1
+
+
+def test_continuing_a_stored_game_flags_a_piece_it_does_not_know():
+    referee = Referee(Rules())
+    referee.play("ew@E5")
+    script = steady(reading({"E5": "red ew", "A1": "black n"}))
+    watcher, events, _ = play(script, referee=referee)
+    assert verdicts(events) == []
+    assert [(e["flag"], e["cell"]) for e in events if e["event"] == "flag"] == [("differs", "A1")]
+
+
+def test_overlay_is_kept_for_a_preview_when_asked():
+    watcher, _, _ = play(steady(reading(), 0.3), keep_overlay=True)
+    assert watcher.latest_overlay is not None and watcher.latest_overlay[0, 0, 2] == 255
+    assert watcher.overlay() is not None
+
+
+@pytest.mark.parametrize("stable", [0.2, 0.6])
+def test_stable_seconds_sets_how_long_a_placement_waits(stable):
+    script = steady(reading()) + hand(reading(occluded=True)) + steady(reading({"A1": "red e"}), 2.0)
+    _, events, _ = play(script, stable_seconds=stable)
+    frame = next(e["frame"] for e in events if "verdict" in e)
+    assert 15 + stable * FPS <= frame <= 15 + stable * FPS + 2
