@@ -1,0 +1,110 @@
+"""``thoughtwave referee --frames``: frames in, the ``--moves`` lines (with a frame index) and events out."""
+
+import json
+import sys
+import types
+
+import cv2
+import numpy as np
+import pytest
+
+from engine.cells import CELLS, Cell
+from engine.pieces import Colour, Piece
+from vision.reading import BoardReading, CellReading
+from webui.cli import main
+
+# ---- the command's wiring, with a stand-in reader: each frame's image says which tiles lie where ----
+#: frame images are 8x8; pixel (0, c) non-zero means the tile TILES[c] is on the board, pixel (1, 0) a hand
+TILES = [("E5", "red", "ew"), ("F5", "black", "ns"), ("D5", "black", "ew")]
+
+
+class _PixelRecognizer:
+    def __init__(self, profile=None):
+        self.profile = profile
+        self.pose_moved = False
+
+    def read(self, image):
+        cells = {c: CellReading.empty() for c in CELLS}
+        for i, (cell, colour, piece) in enumerate(TILES):
+            if image[0, i, 0] > 128:
+                cells[Cell.parse(cell)] = CellReading.tile(Colour.parse(colour), Piece.parse(piece))
+        return BoardReading(True, cells, occluded=bool(image[1, 0, 0] > 128))
+
+    def draw_overlay(self, image):
+        return image
+
+
+@pytest.fixture
+def pixel_reader(monkeypatch):
+    monkeypatch.setitem(sys.modules, "vision.recognizer", types.SimpleNamespace(Recognizer=_PixelRecognizer))
+
+
+def _write_frames(directory, states: list[tuple[set[int], bool]], repeat: int = 6):
+    """PNG frames: each (tiles shown, hand) state held for ``repeat`` frames."""
+    directory.mkdir(exist_ok=True)
+    n = 0
+    for tiles, hand in states:
+        for _ in range(repeat):
+            image = np.zeros((8, 8, 3), np.uint8)
+            for i in tiles:
+                image[0, i] = 255
+            image[1, 0] = 255 if hand else 0
+            cv2.imwrite(str(directory / f"frame_{n:05d}.png"), image)
+            n += 1
+
+
+def _run(capsys, *argv) -> tuple[int, list[dict], str]:
+    code = main(["referee", *argv])
+    out, err = capsys.readouterr()
+    return code, [json.loads(line) for line in out.splitlines()], err
+
+
+def test_frames_from_a_directory_are_refereed_like_typed_moves(tmp_path, capsys, pixel_reader):
+    _write_frames(tmp_path / "game", [
+        (set(), False), (set(), True), ({0}, False), ({0}, True), ({0, 1}, False),   # F5 is illegal
+        ({0}, True), ({0}, False), ({0, 2}, True), ({0, 2}, False),                  # D5 is out of turn
+        ({0}, True), ({0}, False),
+    ])
+    (tmp_path / "game" / "frame_00007.png").write_bytes(b"broken")
+    code, lines, _ = _run(capsys, "--frames", str(tmp_path / "game"), "--fps", "5")
+    assert code == 0
+    moves = [(x["colour"], x["move"], x["verdict"]) for x in lines if "verdict" in x]
+    assert moves == [("red", "ew@E5", "legal"), ("black", "ns@F5", "illegal"), ("black", "ew@D5", "rejected")]
+    typed = tmp_path / "typed.txt"
+    typed.write_text("red ew@E5\nblack ns@F5\nblack ew@D5\n")
+    _, by_hand, _ = _run(capsys, "--moves", str(typed))
+    for seen, want in zip([x for x in lines if "verdict" in x], by_hand, strict=False):
+        assert {k: v for k, v in seen.items() if k != "frame"} == want
+    events = [x["event"] for x in lines if "event" in x]
+    assert events[0] == "board-found" and "warning" in events
+    assert events.count("flag") == 2 and events.count("cleared") == 2
+    assert lines[-1] == {"result": "ongoing", "moves": 3, "frames": 65}
+    assert all("frame" in x for x in lines[:-1])
+
+
+def test_the_rules_flags_apply_to_frames(tmp_path, capsys, pixel_reader):
+    _write_frames(tmp_path / "game", [(set(), False), ({2}, False)])
+    code, lines, _ = _run(capsys, "--frames", str(tmp_path / "game"), "--first", "black")
+    assert code == 0 and [x["move"] for x in lines if "verdict" in x] == ["ew@D5"]
+
+
+@pytest.mark.parametrize("make", [
+    lambda p: str(p / "missing"),
+    lambda p: str(p),                                                      # a directory without images
+    lambda p: (p / "notes.avi").write_text("not a video") and str(p / "notes.avi"),
+])
+def test_a_missing_or_unreadable_source_is_exit_2_with_one_line(tmp_path, capsys, make):
+    code, lines, err = _run(capsys, "--frames", make(tmp_path))
+    assert code == 2 and lines == []
+    assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_fps_must_be_positive(tmp_path, capsys):
+    _write_frames(tmp_path / "game", [(set(), False)])
+    code, _, err = _run(capsys, "--frames", str(tmp_path / "game"), "--fps", "0")
+    assert code == 2 and "fps" in err
+
+
+def test_moves_and_frames_are_exclusive(tmp_path, capsys):
+    code, _, _ = _run(capsys, "--frames", str(tmp_path), "--moves", "x.txt")
+    assert code == 2
