@@ -96,7 +96,7 @@ def test_a_placed_tile_is_refereed_once_with_its_frame_in_the_moves_shape():
     hand_left = 10 + 5
     assert hand_left + 4 <= lines[0]["frame"] <= hand_left + 6
     assert watcher.summary() == {"result": "ongoing", "moves": 1, "frames": len(script)}
-    assert watcher.status["next"] == "black" and watcher.status["camera"] == "steady"
+    assert watcher.status == "steady" and watcher.snapshot()["next"] == "black"
 
 
 def test_illegal_and_out_of_turn_pieces_are_flagged_until_taken_off():
@@ -129,11 +129,11 @@ def test_board_lost_found_and_moved_are_reported_once_each():
     events = [e for f in frames(len(script)) for e in watcher.feed(f)]
     assert [(e["event"], e["frame"]) for e in events] == [
         ("board-found", 0), ("board-lost", 20), ("board-found", 25)]
-    # a bump the reader notices while the board stays in view
+    # a bump the reader notices while the board stays in view: moved, then found again once steady
     reader.moved_at = {30}
     watcher = Watcher(Rules(), reader=reader)
-    events = [e for f in frames(len(script)) for e in watcher.feed(f)]
-    assert ("board-moved", 30) in [(e["event"], e["frame"]) for e in events]
+    events = [(e["event"], e["frame"]) for f in frames(len(script)) for e in watcher.feed(f)]
+    assert events[-2:] == [("board-moved", 30), ("board-found", 34)]
 
 
 def test_a_cell_that_stays_unreadable_is_an_unreadable_event_not_a_move():
@@ -142,7 +142,7 @@ def test_a_cell_that_stays_unreadable_is_an_unreadable_event_not_a_move():
     unreadable = [e for e in events if e["event"] == "unreadable"]
     assert [(e["cell"], e["flag"]) for e in unreadable] == [("G7", "unreadable")]
     assert "G7" in unreadable[0]["message"]
-    assert watcher.status["unreadable"] == ["G7"]
+    assert watcher.snapshot()["unreadable"] == ["G7"]
     assert verdicts(events) == []
 
 
@@ -166,10 +166,19 @@ def test_continuing_a_stored_game_flags_a_piece_it_does_not_know():
     assert [(e["flag"], e["cell"]) for e in events if e["event"] == "flag"] == [("differs", "A1")]
 
 
-def test_overlay_is_kept_for_a_preview_when_asked():
-    watcher, _, _ = play(steady(reading(), 0.3), keep_overlay=True)
-    assert watcher.latest_overlay is not None and watcher.latest_overlay[0, 0, 2] == 255
-    assert watcher.overlay() is not None
+def test_overlay_is_kept_for_a_preview_unless_not_wanted():
+    watcher, _, _ = play(steady(reading(), 0.3))
+    assert watcher.overlay is not None and watcher.overlay[0, 0, 2] == 255
+    watcher, _, _ = play(steady(reading(), 0.3), keep_overlay=False)
+    assert watcher.overlay is None
+
+
+def test_clearing_the_board_after_a_game_is_a_board_empty_event():
+    script = steady(reading()) + hand(reading(occluded=True)) + steady(reading({"A1": "red e"}))
+    script += hand(reading(occluded=True)) + steady(reading())
+    _, events, _ = play(script, rules=Rules())
+    kinds = [e["event"] for e in events if "event" in e]
+    assert kinds.count("board-empty") == 1 and kinds[-1] in ("board-empty", "flag")
 
 
 @pytest.mark.parametrize("stable", [0.2, 0.6])

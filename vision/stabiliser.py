@@ -46,6 +46,7 @@ SETTLING = "settling"
 STEADY = "steady"
 
 SIGNATURE_SIZE = 40
+_EPS = 1e-6   # frame times are sums of 1/fps: 3.4 - 3.0 must count as 0.4 seconds
 
 
 def board_signature(warped: np.ndarray, size: int = SIGNATURE_SIZE) -> np.ndarray:
@@ -79,6 +80,10 @@ class StableBoard:
             cell: (r.colour, r.piece) if r.state is CellState.TILE else None
             for cell, r in self.cells.items() if r.state is not CellState.UNREADABLE
         }
+
+    def is_empty(self) -> bool:
+        """Whether every cell is read as empty (none unreadable)."""
+        return all(r.state is CellState.EMPTY for r in self.cells.values())
 
     def unreadable(self) -> list[Cell]:
         """The cells the camera cannot read, in board order."""
@@ -147,13 +152,18 @@ class Stabiliser:
         if self._quiet_since is None:
             self._quiet_since, self._quiet_signature = t, signature
         self._window.append((t, [_code(reading.get(c)) for c in CELLS], reading))
-        while self._window and self._window[0][0] < t - self.stable_seconds:
+        while self._window and self._window[0][0] < t - self.stable_seconds - _EPS:
             self._window.popleft()
-        if t - self._quiet_since < self.stable_seconds:
+        if t - self._quiet_since < self.stable_seconds - _EPS:
             self.status = SETTLING
             return None
         self.status = STEADY
         return self._decide(t)
+
+    def unsettle(self) -> None:
+        """Start a new quiet spell, as after motion (the board was bumped: wait before trusting it again)."""
+        self._disturbed(SETTLING)
+        self._previous_signature = None
 
     # ---- witnesses -----------------------------------------------------------------------------
     def _covered(self, t: float, reading: BoardReading) -> bool:
@@ -167,7 +177,7 @@ class Stabiliser:
         # (the lamp went off, the camera fogged) those cells are simply unreadable.
         if self._blind_since is None:
             self._blind_since = t
-        return t - self._blind_since < self.blind_patience
+        return t - self._blind_since < self.blind_patience - _EPS
 
     def _normalise(self, signature: np.ndarray | None) -> np.ndarray | None:
         return None if signature is None else _normalised(signature)
@@ -207,7 +217,7 @@ class Stabiliser:
                 cells[cell] = self._window[j][2].get(cell)
                 continue
             since = self._undecided_since.setdefault(cell, t)
-            if previous is not None and t - since < self.unreadable_seconds:
+            if previous is not None and t - since < self.unreadable_seconds - _EPS:
                 cells[cell] = previous[cell]    # give a doubtful cell time before calling it unreadable
             else:
                 cells[cell] = CellReading.unreadable()

@@ -6,12 +6,13 @@ views of the board) and one table (steady views -> verdicts and flags, engine.ta
 with JSON-ready event dicts:
 
 * a verdict in the ``referee --moves`` shape plus ``"frame"``;
-* an observation: ``{"frame": 12, "event": "board-found"|"board-lost"|"board-moved"|"hand"|
-  "unreadable"|"flag"|"cleared", "cell": "E5" (for cell events), "message": "..."}``; flag and
-  cleared events also carry ``"flag"`` (the table's flag kind, e.g. ``"illegal-piece"``).
+* an observation: ``{"frame": 12, "event": "board-found"|"board-lost"|"board-moved"|"board-empty"|
+  "hand"|"unreadable"|"flag"|"cleared", "cell": "E5" (for cell events), "message": "..."}``; flag,
+  unreadable and cleared events also carry ``"flag"`` (the table's flag kind, e.g. ``"illegal-piece"``).
+  ``board-moved`` (the board was bumped) is followed by ``board-found`` once it is steady again.
 
 A Watcher is synchronous and holds no global state: the companion runs one in its camera thread and
-reads ``status`` and ``latest_overlay`` from elsewhere (both are replaced whole, never mutated).
+reads ``status``, ``hand_seconds``, ``flags``, ``snapshot()`` and ``overlay`` under its own lock.
 
 >>> watcher = Watcher(Rules())                       # doctest: +SKIP
 >>> for frame in frames: print(watcher.feed(frame))  # doctest: +SKIP
@@ -29,7 +30,7 @@ from engine.referee import Referee, Rules
 from engine.table import FlagKind, Table
 from vision.reading import BoardReading
 from vision.sources import Frame
-from vision.stabiliser import HAND, Stabiliser, board_signature
+from vision.stabiliser import HAND, STEADY, Stabiliser, board_signature
 
 log = logging.getLogger(__name__)
 
@@ -47,16 +48,19 @@ class Reader(Protocol):
 class Watcher:
     """Referees a game from camera frames. ``feed`` each frame in order; read ``status`` any time.
 
-    ``referee`` continues a stored game (the table then flags anything on the board the game does not
-    explain); otherwise a new game is played with ``rules``. ``keep_overlay`` draws the reader's overlay
-    on every frame into ``latest_overlay`` for a preview.
+    ``referee`` continues a stored game; ``resumed`` (default: whether that game has moves) makes the
+    table flag anything on the board the game does not explain. Without ``referee`` a new game is
+    played with ``rules``. ``keep_overlay`` draws the reader's overlay on every frame into ``overlay``
+    for a preview. ``reader`` replaces the recogniser (tests).
     """
 
     def __init__(self, rules: Rules | None = None, profile: Any = None, stable_seconds: float = 0.4,
-                 referee: Referee | None = None, *, reader: Reader | None = None,
-                 keep_overlay: bool = False, lost_seconds: float = 1.0) -> None:
+                 referee: Referee | None = None, resumed: bool | None = None, *, reader: Reader | None = None,
+                 keep_overlay: bool = True, lost_seconds: float = 1.0) -> None:
         self.referee = referee if referee is not None else Referee(rules)
-        self.table = Table(self.referee, resumed=referee is not None and bool(referee.verdicts))
+        if resumed is None:
+            resumed = referee is not None and bool(referee.verdicts)
+        self.table = Table(self.referee, resumed=resumed)
         if reader is None:
             from vision.recognizer import Recognizer
 
@@ -65,20 +69,19 @@ class Watcher:
         self.stabiliser = Stabiliser(stable_seconds=stable_seconds)
         self.keep_overlay = keep_overlay
         self.lost_seconds = lost_seconds
-        self.latest_overlay: np.ndarray | None = None
-        self.latest_image: np.ndarray | None = None
+        self.overlay: np.ndarray | None = None
         self.frames = 0
-        self.status: dict = self._status(None, None)
-        self._board = "unknown"          # "found" | "lost" | "unknown", for found/lost events
+        self._last: tuple[Frame | None, BoardReading | None] = (None, None)
+        self._board = "unknown"          # "found" | "lost" | "moved" | "unknown", for found/lost/moved events
         self._missing_since: float | None = None
         self._was_hand = False
+        self._had_tiles = False
 
     def feed(self, frame: Frame) -> list[dict]:
         """Read, stabilise and referee one frame; the events it causes (often none)."""
         self.frames += 1
         events: list[dict] = []
         reading = self._read(frame.image)
-        self.latest_image = frame.image
         index = frame.index
 
         def observe(event: str, message: str, **extra: Any) -> None:
@@ -86,11 +89,13 @@ class Watcher:
 
         if reading.board_found:
             self._missing_since = None
-            if self._board != "found":
+            if getattr(self.reader, "pose_moved", False) and self._board == "found":
+                observe("board-moved", "the board moved: hold on while it is found again")
+                self._board = "moved"
+                self.stabiliser.unsettle()
+            elif self._board in ("unknown", "lost"):
                 observe("board-found", "found the board")
                 self._board = "found"
-            elif getattr(self.reader, "pose_moved", False):
-                observe("board-moved", "the board moved: found it again where it lies now")
         else:
             if self._missing_since is None:
                 self._missing_since = frame.t
@@ -104,8 +109,14 @@ class Watcher:
         if hand and not self._was_hand:
             observe("hand", "hand over the board")
         self._was_hand = hand
+        if self._board == "moved" and self.stabiliser.status == STEADY:
+            observe("board-found", "found the board again where it lies now")
+            self._board = "found"
 
         if view is not None:
+            if view.is_empty() and self._had_tiles:
+                observe("board-empty", "the board is empty")
+            self._had_tiles = not view.is_empty()
             for table_event in self.table.observe(view.seen(), view.unreadable()):
                 line = table_event.to_json()
                 if "verdict" in line:
@@ -115,19 +126,28 @@ class Watcher:
                     line["event"] = "unreadable"
                 events.append({"frame": index, **line})
         if self.keep_overlay:
-            self.latest_overlay = self._overlay(frame.image)
-        self.status = self._status(frame, reading)
+            self.overlay = self._overlay(frame.image)
+        self._last = (frame, reading)
         return events
+
+    @property
+    def status(self) -> str:
+        """What the camera sees, for the display: "no board", "hand over the board", "settling", "steady"."""
+        return self.stabiliser.status
+
+    @property
+    def hand_seconds(self) -> float:
+        """How long something has been covering the board (0 when nothing is)."""
+        return self.stabiliser.hand_seconds
+
+    @property
+    def flags(self) -> dict:
+        """The table's standing flags by cell (``engine.table.Flag``)."""
+        return self.table.flags
 
     def summary(self) -> dict:
         """The last line of ``referee --frames``: ``{"result", "moves", "frames"}``."""
         return {"result": self.referee.result, "moves": len(self.referee.verdicts), "frames": self.frames}
-
-    def overlay(self) -> np.ndarray | None:
-        """The latest frame with the reader's overlay drawn on it (None before the first frame)."""
-        if self.latest_image is None:
-            return None
-        return self._overlay(self.latest_image)
 
     # ---- internals -----------------------------------------------------------------------------
     def _read(self, image: np.ndarray) -> BoardReading:
@@ -153,12 +173,14 @@ class Watcher:
         except cv2.error:
             return image
 
-    def _status(self, frame: Frame | None, reading: BoardReading | None) -> dict:
+    def snapshot(self) -> dict:
+        """The watcher's state as JSON for a display or a log: status, unreadable cells, flags, turn."""
+        frame, reading = self._last
         st = self.stabiliser
         view = st.accepted
         return {
             "frame": frame.index if frame else None,
-            "camera": st.status,
+            "status": st.status,
             "hand_seconds": round(st.hand_seconds, 1),
             "board_found": bool(reading and reading.board_found),
             "unreadable": [str(c) for c in view.unreadable()] if view else [],

@@ -64,7 +64,7 @@ def run_frames(args: argparse.Namespace) -> int:
     except CameraError as err:
         raise UsageError(str(err)) from None
     try:
-        watcher = Watcher(rules_from_args(args), profile=args.profile)
+        watcher = Watcher(rules_from_args(args), profile=args.profile, keep_overlay=False)
     except (OSError, ValueError) as err:    # a profile that is missing or malformed
         source.close()
         raise UsageError(f"cannot use profile {args.profile}: {err}") from None
