@@ -34,6 +34,15 @@ from vision.reading import BoardReading, CellReading, CellState
 _EMPTY, _UNREADABLE = 0, 1
 
 
+_NOT_READ = CellReading.unreadable()
+
+
+def _codes(reading: BoardReading) -> np.ndarray:
+    """The code of every cell, in board order."""
+    cells = reading.cells
+    return np.fromiter((_code(cells.get(c, _NOT_READ)) for c in CELLS), np.int16, len(CELLS))
+
+
 def _code(reading: CellReading) -> int:
     if reading.state is CellState.TILE:
         return 2 + (16 if reading.colour is Colour.BLACK else 0) + reading.piece.arms
@@ -113,8 +122,9 @@ class Stabiliser:
         self.blind_patience = blind_patience
         self.status = NO_BOARD
         self.accepted: StableBoard | None = None
+        self._accepted_codes: np.ndarray | None = None
         self._quiet_since: float | None = None
-        self._window: deque[tuple[float, list[int], BoardReading]] = deque()
+        self._window: deque[tuple[float, np.ndarray, BoardReading]] = deque()
         self._previous_signature: np.ndarray | None = None
         self._quiet_signature: np.ndarray | None = None
         self._hand_since: float | None = None
@@ -136,7 +146,8 @@ class Stabiliser:
             self._hand_since = None
             self._previous_signature = None
             return None
-        if self._covered(t, reading):
+        codes = _codes(reading)
+        if self._covered(t, reading, codes):
             if self._hand_since is None:
                 self._hand_since = t
             self._disturbed(HAND)
@@ -151,7 +162,7 @@ class Stabiliser:
         self._previous_signature = signature
         if self._quiet_since is None:
             self._quiet_since, self._quiet_signature = t, signature
-        self._window.append((t, [_code(reading.get(c)) for c in CELLS], reading))
+        self._window.append((t, codes, reading))
         while self._window and self._window[0][0] < t - self.stable_seconds - _EPS:
             self._window.popleft()
         if t - self._quiet_since < self.stable_seconds - _EPS:
@@ -166,11 +177,11 @@ class Stabiliser:
         self._previous_signature = None
 
     # ---- witnesses -----------------------------------------------------------------------------
-    def _covered(self, t: float, reading: BoardReading) -> bool:
+    def _covered(self, t: float, reading: BoardReading, codes: np.ndarray) -> bool:
         if reading.occluded or reading.occluded_cells:
             return True
-        before = len(self.accepted.unreadable()) if self.accepted else 0
-        if len(reading.unreadable()) - before < self.many_unreadable:
+        before = int((self._accepted_codes == _UNREADABLE).sum()) if self._accepted_codes is not None else 0
+        if int((codes == _UNREADABLE).sum()) - before < self.many_unreadable:
             self._blind_since = None
             return False
         # Many cells unreadable with no occlusion reported: a hand at first, but if it lasts
@@ -201,7 +212,10 @@ class Stabiliser:
     # ---- deciding ------------------------------------------------------------------------------
     def _decide(self, t: float) -> StableBoard | None:
         """Each cell by its recent readings; a new StableBoard when any cell's decision changed."""
-        codes = np.array([c for _, c, _ in self._window], np.int16)             # frames x cells
+        codes = np.stack([c for _, c, _ in self._window])                        # frames x cells
+        if (self._accepted_codes is not None and not self._undecided_since
+                and bool((codes == self._accepted_codes).all())):
+            return None                     # the usual case: every recent frame agrees with the accepted view
         # for every frame and cell, how many frames of the window agree with it
         agree = (codes[:, None, :] == codes[None, :, :]).sum(axis=1)            # frames x cells
         best = agree.argmax(axis=0)
@@ -214,7 +228,7 @@ class Stabiliser:
                 self._undecided_since.pop(cell, None)
                 # the latest reading that says the decided thing, with its confidence
                 j = len(codes) - 1 - int(np.argmax(codes[::-1, i] == mode[i]))
-                cells[cell] = self._window[j][2].get(cell)
+                cells[cell] = self._window[j][2].cells.get(cell, _NOT_READ)
                 continue
             since = self._undecided_since.setdefault(cell, t)
             if previous is not None and t - since < self.unreadable_seconds - _EPS:
@@ -226,4 +240,5 @@ class Stabiliser:
         if self.accepted is not None and not changed:
             return None
         self.accepted = StableBoard(t, cells, changed)
+        self._accepted_codes = np.fromiter((_code(cells[c]) for c in CELLS), np.int16, len(CELLS))
         return self.accepted
