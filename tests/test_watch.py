@@ -187,3 +187,12 @@ def test_stable_seconds_sets_how_long_a_placement_waits(stable):
     _, events, _ = play(script, stable_seconds=stable)
     frame = next(e["frame"] for e in events if "verdict" in e)
     assert 15 + stable * FPS <= frame <= 15 + stable * FPS + 2
+
+
+def test_a_bump_that_hides_the_board_briefly_is_moved_then_found_not_lost():
+    script = steady(reading()) + [(NO_BOARD, False)] * 3 + steady(reading())
+    reader = ScriptedReader(script)
+    reader.moved_at = {10}          # the finder sees markers where the old pose says they cannot be
+    watcher = Watcher(Rules(), reader=reader)
+    events = [(e["event"], e["frame"]) for f in frames(len(script)) for e in watcher.feed(f)]
+    assert events == [("board-found", 0), ("board-moved", 10), ("board-found", 17)]

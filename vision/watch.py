@@ -87,19 +87,19 @@ class Watcher:
         def observe(event: str, message: str, **extra: Any) -> None:
             events.append({"frame": index, "event": event, **extra, "message": message})
 
+        if getattr(self.reader, "pose_moved", False) and self._board == "found":
+            observe("board-moved", "the board moved: hold on while it is found again")
+            self._board = "moved"
+            self.stabiliser.unsettle()     # cells read under the old pose prove nothing now
         if reading.board_found:
             self._missing_since = None
-            if getattr(self.reader, "pose_moved", False) and self._board == "found":
-                observe("board-moved", "the board moved: hold on while it is found again")
-                self._board = "moved"
-                self.stabiliser.unsettle()
-            elif self._board in ("unknown", "lost"):
+            if self._board in ("unknown", "lost"):
                 observe("board-found", "found the board")
                 self._board = "found"
         else:
             if self._missing_since is None:
                 self._missing_since = frame.t
-            if self._board != "lost" and frame.t - self._missing_since >= self.lost_seconds:
+            if self._board != "lost" and frame.t - self._missing_since >= self.lost_seconds - 1e-6:
                 observe("board-lost", "can't see the board: check the camera and that all four corner "
                         "markers are in view")
                 self._board = "lost"
