@@ -173,3 +173,40 @@ def test_board_signature_is_a_small_grey_thumbnail():
     image[:, 150:] = (255, 255, 255)
     sig = board_signature(image)
     assert sig.shape == (40, 40) and sig[:, :19].max() == 0 and sig[:, 21:].min() == 255
+
+
+def _rendered_signatures(seed: int = 3):
+    """Signatures of rendered frames (board warped by the true pose): plain, lamp on, a hand over it."""
+    from dataclasses import replace
+
+    import cv2
+
+    from vision.synth import Scene, render
+
+    scene = Scene.random(seed, level="medium", hand=False, resolution=(320, 240))
+    layout = scene.layout
+
+    def signature(s):
+        frame, truth = render(s)
+        to_board = truth.board_to_image @ np.diag([layout.width_mm / 200, layout.height_mm / 200, 1.0])
+        return board_signature(cv2.warpPerspective(frame, to_board, (200, 200), flags=cv2.WARP_INVERSE_MAP))
+
+    plain = [signature(replace(scene, noise_seed=i)) for i in range(3)]
+    brighter = replace(scene.light, exposure=scene.light.exposure * 1.25)
+    lamp = [signature(replace(scene, light=brighter, noise_seed=10 + i)) for i in range(3)]
+    with_hand = Scene.random(seed, tiles=scene.tiles, level="medium", hand=True, resolution=(320, 240))
+    return plain, lamp, signature(with_hand)
+
+
+def test_on_rendered_frames_a_lamp_is_no_change_and_a_hand_is_motion():
+    plain, lamp, hand = _rendered_signatures()
+    st = Stabiliser(stable_seconds=0.4)
+    t = 0.0
+    accepted = []
+    for sig in plain * 3 + lamp * 4:
+        accepted.append(st.feed(t, board(), sig))
+        t += 1 / FPS
+    assert sum(a is not None for a in accepted) == 1          # the first steady view, then nothing
+    assert st.status == STEADY
+    st.feed(t, board(), hand)
+    assert st.status == SETTLING                               # the reader missed it; the motion did not
