@@ -1,0 +1,119 @@
+"""``thoughtwave serve``: the companion. Camera -> referee -> live display, served by waitress.
+
+``--demo`` plays a scripted game on a simulated camera; ``--camera pi|usb:N|file:PATH|dir:PATH`` reads a
+real one; ``--moves FILE`` plays typed moves with no camera at all (a display demo, and the tests).
+Prints the address (and the PIN when none is configured) at start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import secrets
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from webui.errors import UsageError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--demo", action="store_true", help="a simulated camera playing a scripted game")
+    source.add_argument("--camera", metavar="SRC", help="pi, usb:N, file:PATH or dir:PATH (default: from the config)")
+    source.add_argument("--moves", metavar="FILE",
+                        help="no camera: lay the moves of FILE one by one (lines like 'red ew@E5', 'off E5', "
+                             "'hand 3', 'wait 2', 'clear')")
+    parser.add_argument("--move-seconds", type=float, default=1.0, metavar="S",
+                        help="with --moves: seconds between steps (default 1)")
+    parser.add_argument("--loop", action="store_true", help="with --moves: start the script again at its end")
+    parser.add_argument("--host", help="address to listen on (default from the config: 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port (default from the config: 8080; 0 picks a free one)")
+    parser.add_argument("--state-dir", metavar="DIR", help="where games and the session key are kept")
+    parser.add_argument("--config", metavar="FILE", help="TOML config (default: /etc/thoughtwave/config.toml if there)")
+
+
+def _camera_parts(args: argparse.Namespace, config: Any) -> tuple[Any, Any]:
+    """(open_camera, make_watcher) for a real or demo camera, or for a script of moves."""
+    from webui.companion import ScriptedGame, ScriptedSource, read_script, vision_watcher_factory
+    from webui.rulesargs import read_text
+
+    if args.moves:
+        if not args.move_seconds > 0:
+            raise UsageError("--move-seconds must be more than 0")
+        fps = 20.0
+        game = ScriptedGame(read_script(read_text(args.moves)), frames_per_step=max(1, round(args.move_seconds * fps)),
+                            loop=args.loop)
+        return (lambda: ScriptedSource(fps)), game.watcher
+
+    spec = "demo" if args.demo else (args.camera or config.camera.source)
+    try:
+        make_watcher = vision_watcher_factory(config.vision.stable_seconds, config.vision.profile)
+    except ImportError as err:
+        raise UsageError(f"the vision pipeline is not available: {err}") from None
+
+    def open_camera() -> Any:
+        from vision.sources import open_source
+
+        return open_source(spec, fps=config.camera.fps, resolution=config.camera.resolution)
+
+    return open_camera, make_watcher
+
+
+def run(args: argparse.Namespace) -> int:
+    from waitress import create_server
+
+    from webui.app import create_app, load_secret_key
+    from webui.companion import Companion, Settings
+    from webui.config import ConfigError, load_config, rules_of
+    from webui.store import Store
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    try:
+        config = load_config(Path(args.config) if args.config else None)
+    except ConfigError as err:
+        raise UsageError(str(err)) from None
+    if args.port is not None and not 0 <= args.port <= 65535:
+        raise UsageError("--port must be 0-65535")
+    host = args.host or config.server.host
+    port = config.server.port if args.port is None else args.port
+    state_dir = Path(args.state_dir).expanduser().absolute() if args.state_dir else config.state_dir
+    try:
+        store = Store.in_dir(state_dir)
+        secret_key = load_secret_key(state_dir)
+    except (OSError, Exception) as err:  # sqlite3.Error and OSError both mean the directory is unusable
+        raise UsageError(f"cannot use the state directory {state_dir}: {err}") from None
+
+    open_camera, make_watcher = _camera_parts(args, config)
+    settings = Settings(hand_warning_seconds=config.vision.hand_warning_seconds, speech=config.display.speech)
+    companion = Companion(store, rules_of(config), open_camera, make_watcher, settings)
+    pin = config.server.pin
+    generated = pin is None
+    if generated:
+        pin = f"{secrets.randbelow(10**6):06d}"
+    app = create_app(companion, pin=pin, secret_key=secret_key, config=config)
+    try:
+        server = create_server(app, host=host, port=port, threads=config.server.threads, ident="thoughtwave",
+                               asyncore_use_poll=True)
+    except OSError as err:
+        store.close()
+        raise UsageError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
+
+    def terminate(signum: int, frame: Any) -> None:  # systemd stops us with SIGTERM: shut down cleanly
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, terminate)
+    companion.start()
+    shown_host = f"[{server.effective_host}]" if ":" in str(server.effective_host) else server.effective_host
+    print(f"Thoughtwave companion on http://{shown_host}:{server.effective_port}/  (games kept in {state_dir})",
+          flush=True)
+    if generated:
+        print(f"PIN for changes (new game, undo, corrections): {pin}", flush=True)
+    try:
+        server.run()
+    finally:
+        companion.stop()
+        store.close()
+        sys.stdout.flush()
+    return 0

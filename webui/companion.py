@@ -1,0 +1,667 @@
+"""The companion loop: camera -> watcher (vision, stabiliser, table, referee) -> store -> display.
+
+One thread reads frames at the camera's pace and feeds them to a watcher; every verdict is committed
+to the store before the new state is published. The web server only reads published snapshots (an
+immutable dict and a version number, with a Condition for Server-Sent Events) and the latest preview
+JPEG (a one-frame slot, so a slow browser never holds up capture). A lost camera is retried with
+exponential backoff and shown on screen. Control actions (new game, undo, correct, end) come from
+request threads and take the same lock as the loop.
+
+The seams, so any part can be swapped or faked:
+
+* ``open_camera() -> source`` with ``read() -> frame | None`` (``frame.image``) and ``close()``;
+* ``make_watcher(referee, resumed) -> watcher`` with ``feed(frame) -> list[dict]`` (verdict dicts in
+  the ``referee --moves`` shape, observation events ``{"event": ...}``) and, optionally, ``table``
+  (an ``engine.table.Table``), ``flags``, ``status``, ``hand_seconds`` and ``overlay``.
+
+``ScriptedGame`` is a watcher without a camera: it lays typed moves on a pretend board and lets a real
+``Table`` rule on them; ``thoughtwave serve --moves FILE`` and the tests use it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from engine import CELLS, Cell, Colour, NotationError, Outcome, Piece, Referee, Rules, parse_move_line
+from engine.pieces import KINDS
+from engine.table import Table
+from webui.boardsvg import board_svg
+from webui.store import GameLog, GameRow, Store, rules_to_json
+
+log = logging.getLogger(__name__)
+
+
+class ControlError(Exception):
+    """A control action that cannot be done now; the message says why, for the player."""
+
+
+class Source(Protocol):
+    def read(self) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+class Watch(Protocol):
+    def feed(self, frame: Any) -> list[dict]: ...
+
+
+OpenCamera = Callable[[], Source]
+MakeWatcher = Callable[[Referee, bool], Watch]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the loop behaves; the defaults suit a Pi."""
+
+    hand_warning_seconds: float = 10.0
+    preview_fps: float = 5.0
+    preview_width: int = 640
+    jpeg_quality: int = 70
+    backoff_start: float = 0.5
+    backoff_cap: float = 10.0
+    stall_seconds: float = 5.0        # no frame for this long: the camera counts as lost
+    speech: bool = True
+    auto_new_game: bool = True        # a finished game whose board is cleared makes way for the next
+
+
+@dataclass(frozen=True)
+class ScriptFrame:
+    """A frame of a camera-less source: the index and time; no picture."""
+
+    index: int
+    t: float
+    image: Any = None
+
+
+class ScriptedSource:
+    """Frames with no picture at ``fps`` (``fps=0``: as fast as they are read)."""
+
+    def __init__(self, fps: float = 10.0) -> None:
+        self.fps = fps
+        self._index = 0
+        self._start = time.monotonic()
+
+    def read(self) -> ScriptFrame:
+        if self.fps > 0:
+            due = self._start + self._index / self.fps
+            delay = due - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+        self._index += 1
+        return ScriptFrame(self._index, time.monotonic() - self._start)
+
+    def close(self) -> None:
+        pass
+
+
+class ScriptedGame:
+    """A pretend board played from a script, ruled by a real ``Table``; one step every ``frames_per_step``.
+
+    Script lines: a move line ``[red|black] PIECE@CELL`` lays a piece; ``off CELL`` takes one off;
+    ``hand STEPS`` covers the board for that many steps; ``unreadable CELL`` makes a cell unreadable
+    for the next view; ``wait STEPS`` does nothing; ``clear`` takes every piece off (and tells the
+    companion the board is empty). ``#`` starts a comment. With ``loop`` the script starts again.
+    """
+
+    def __init__(self, lines: list[str], frames_per_step: int = 1, loop: bool = False) -> None:
+        self.steps = [line.split("#", 1)[0].strip() for line in lines]
+        self.steps = [s for s in self.steps if s]
+        self.frames_per_step = max(1, frames_per_step)
+        self.loop = loop
+        self.position = 0
+        self.frames = 0
+        self.board: dict[Cell, tuple[Colour, Piece]] = {}
+        self.hand_steps = 0
+        self.hand_since: float | None = None
+        self.waiting = 0
+
+    def watcher(self, referee: Referee, resumed: bool) -> ScriptedWatcher:
+        """A watcher over this script for ``referee`` (the script's place is kept across watchers)."""
+        return ScriptedWatcher(self, Table(referee, resumed=resumed))
+
+
+class ScriptedWatcher:
+    """Feeds a ``ScriptedGame``'s pretend board to a ``Table``: the companion's watcher without vision."""
+
+    def __init__(self, game: ScriptedGame, table: Table) -> None:
+        self.game = game
+        self.table = table
+        self.status = "steady"
+        self._looked = False
+
+    @property
+    def hand_seconds(self) -> float:
+        since = self.game.hand_since
+        return 0.0 if since is None else time.monotonic() - since
+
+    def feed(self, frame: Any) -> list[dict]:
+        game = self.game
+        if not self._looked:  # a camera's first steady view: the board as it lies now
+            self._looked = True
+            return self._observe()
+        game.frames += 1
+        if game.frames % game.frames_per_step:
+            return []
+        if game.hand_steps > 0:
+            game.hand_steps -= 1
+            if game.hand_steps == 0:
+                game.hand_since = None
+                self.status = "steady"
+                return self._observe()
+            return []
+        if game.waiting > 0:
+            game.waiting -= 1
+            return []
+        if game.position >= len(game.steps):
+            if not game.loop:
+                return []
+            game.position = 0
+        step = game.steps[game.position]
+        game.position += 1
+        return self._step(step)
+
+    def _step(self, step: str) -> list[dict]:
+        game = self.game
+        word, _, rest = step.partition(" ")
+        word = word.lower()
+        try:
+            if word == "off":
+                game.board.pop(Cell.parse(rest), None)
+            elif word == "hand":
+                game.hand_steps = max(1, int(rest or 1))
+                game.hand_since = time.monotonic()
+                self.status = "hand"
+                return [{"event": "hand", "message": "a hand is over the board"}]
+            elif word == "wait":
+                game.waiting = max(0, int(rest or 1) - 1)
+                return []
+            elif word == "unreadable":
+                return self._observe(unreadable=[Cell.parse(rest)])
+            elif word == "clear":
+                game.board.clear()
+                return [*self._observe(), {"event": "board-empty", "message": "the board is empty"}]
+            else:
+                colour, move = parse_move_line(step)
+                game.board[move.cell] = (colour or self.table.referee.to_move or Colour.RED, move.piece)
+        except (NotationError, ValueError) as err:
+            log.warning("script step %r skipped: %s", step, err)
+            return []
+        return self._observe()
+
+    def _observe(self, unreadable: list[Cell] | tuple = ()) -> list[dict]:
+        seen = {cell: self.game.board.get(cell) for cell in CELLS if cell not in unreadable}
+        return [event.to_json() for event in self.table.observe(seen, unreadable)]
+
+
+def read_script(text: str) -> list[str]:
+    """The lines of a script or moves file (a game record works too: its verdict comments are dropped)."""
+    return [line for line in text.splitlines() if line.split("#", 1)[0].strip()]
+
+
+def vision_watcher_factory(stable_seconds: float, profile: Any = None) -> MakeWatcher:
+    """Watchers from ``vision.watch.Watcher`` (imported here: OpenCV is heavy)."""
+    from vision.watch import Watcher  # noqa: PLC0415 - heavy, and only when a camera is used
+
+    accepted = inspect.signature(Watcher).parameters
+
+    def make(referee: Referee, resumed: bool) -> Watch:
+        kwargs: dict[str, Any] = {"referee": referee}
+        if "profile" in accepted:
+            kwargs["profile"] = profile
+        if "stable_seconds" in accepted:
+            kwargs["stable_seconds"] = stable_seconds
+        if "resumed" in accepted:
+            kwargs["resumed"] = resumed
+        return Watcher(referee.rules, **kwargs)
+
+    return make
+
+
+# ---- flags ---------------------------------------------------------------------------------------
+
+_BOARD_FLAGS = ("board-lost", "board-moved")
+
+
+def _flag_dict(flag: Any) -> dict | None:
+    """A table flag (object or JSON dict) as ``{"kind", "cell", "message"}``."""
+    if isinstance(flag, dict):
+        kind = flag.get("flag") or flag.get("kind") or "flag"
+        cell, message = flag.get("cell"), flag.get("message")
+    else:
+        kind, cell, message = getattr(flag, "kind", "flag"), getattr(flag, "cell", None), getattr(flag, "message", "")
+    return {"kind": str(getattr(kind, "value", kind)), "cell": str(cell) if cell else None,
+            "message": str(message or "")}
+
+
+class Companion:
+    """Runs the loop and holds the live game; thread-safe. ``start()``, ``stop()``, ``state()``."""
+
+    def __init__(self, store: Store, rules: Rules, open_camera: OpenCamera, make_watcher: MakeWatcher,
+                 settings: Settings | None = None) -> None:
+        self.store = store
+        self.default_rules = rules
+        self.settings = settings or Settings()
+        self._open_camera = open_camera
+        self._make_watcher = make_watcher
+        self._lock = threading.RLock()            # the game: log, referee, watcher, flags
+        self._changed = threading.Condition()     # published state
+        self._preview = threading.Condition()     # latest preview JPEG
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._source: Source | None = None
+        self._state: dict = {}
+        self._version = 0
+        self._jpeg: bytes | None = None
+        self._jpeg_seq = 0
+        self._last_preview = 0.0
+        self._camera = {"state": "starting", "message": "starting the camera", "fps": 0.0, "retry_in": None}
+        self._event_flags: dict[tuple[str, str | None], dict] = {}
+        self._hand_since: float | None = None
+        self._seen = 0.0          # wall time the frame behind the last verdict was read
+        self._decided = 0.0       # wall time that verdict was decided
+        self._bad_frames = 0
+        self._frames = 0
+        self._storage_error: str | None = None
+        self._overlay: Any = None
+        self._load_latest()
+
+    # ---- game state ------------------------------------------------------------------------------
+    def _load_latest(self) -> None:
+        game = self.store.latest_game()
+        if game is None or (game.ended and game.result == "ongoing"):
+            game = self._create_game(self.default_rules, "", "")
+        # A game with moves is being resumed: the table checks the board against it before ruling.
+        self._start_game(game, resumed=bool(self.store.actions(game.id)))
+
+    def _create_game(self, rules: Rules, red: str, black: str) -> GameRow:
+        game_id = self.store.new_game(rules, red, black)
+        row = self.store.game(game_id)
+        assert row is not None
+        return row
+
+    def _start_game(self, game: GameRow, resumed: bool) -> None:
+        actions = self.store.actions(game.id)
+        self.game = game
+        self.log = GameLog.replay(game.rules, actions)
+        # A restarted or changed game: the table checks the board against the stored game.
+        self.watcher = self._make_watcher(self.log.referee, resumed)
+        self._event_flags = {k: v for k, v in self._event_flags.items() if k[1] is None}
+
+    def _sync_result(self) -> None:
+        referee = self.log.referee
+        self.store.set_result(self.game.id, referee.result, ended=referee.over)
+        self.game = self.store.game(self.game.id) or self.game
+
+    # ---- thread ------------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the loop thread (and publish the first state)."""
+        with self._lock:
+            self._publish()
+        self._thread = threading.Thread(target=self._run, name="companion", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the loop and close the camera."""
+        self._stop.set()
+        with self._changed:
+            self._changed.notify_all()
+        with self._preview:
+            self._preview.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self._close_source()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
+    def _close_source(self) -> None:
+        source, self._source = self._source, None
+        if source is not None:
+            try:
+                source.close()
+            except Exception:  # a dying camera may fail to close; it is dropped either way
+                log.debug("closing the camera failed", exc_info=True)
+
+    def _run(self) -> None:
+        failures = 0
+        last_frame = time.monotonic()
+        times: deque[float] = deque(maxlen=30)   # recent frame times, for the frame rate shown
+        while not self._stop.is_set():
+            try:
+                if self._source is None:
+                    self._source = self._open_camera()
+                    last_frame = time.monotonic()
+                frame = self._source.read()
+            except Exception as err:  # CameraError, or any failure of a driver: the camera is lost
+                failures += 1
+                self._camera_lost(str(err) or type(err).__name__, failures)
+                continue
+            now = time.monotonic()
+            if frame is None:
+                if now - last_frame > self.settings.stall_seconds:
+                    failures += 1
+                    self._camera_lost("the camera stopped giving pictures", failures)
+                else:
+                    self._stop.wait(0.01)
+                continue
+            if failures or self._camera["state"] != "ok":
+                failures = 0
+                with self._lock:
+                    self._camera = {"state": "ok", "message": "", "fps": self._camera["fps"], "retry_in": None}
+                    self._publish()
+            last_frame = now
+            times.append(now)
+            if len(times) > 1 and times[-1] > times[0]:
+                self._camera["fps"] = round((len(times) - 1) / (times[-1] - times[0]), 1)
+            self._process(frame)
+
+    def _camera_lost(self, reason: str, failures: int) -> None:
+        self._close_source()
+        delay = min(self.settings.backoff_cap, self.settings.backoff_start * 2 ** (failures - 1))
+        if failures == 1 or failures % 10 == 0:
+            log.warning("camera lost (%s); retrying in %.1f s", reason, delay)
+        with self._lock:
+            self._camera = {"state": "lost", "message": f"camera lost: {reason}", "fps": 0.0,
+                            "retry_in": round(delay, 1)}
+            self._publish()
+        self._stop.wait(delay)
+
+    def _process(self, frame: Any) -> None:
+        seen = time.time()
+        self._frames += 1
+        with self._lock:
+            try:
+                events = list(self.watcher.feed(frame) or [])
+            except Exception:  # garbage frames (noise, wrong shapes) must never stop the loop
+                self._bad_frames += 1
+                if self._bad_frames == 1 or self._bad_frames % 100 == 0:
+                    log.exception("frame %s could not be read (%d so far)", getattr(frame, "index", "?"),
+                                  self._bad_frames)
+                events = []
+            changed = self._handle(events, seen)
+            changed |= self._hand_tick()
+            if changed:
+                self._publish()
+            overlay = getattr(self.watcher, "overlay", None)
+        self._maybe_preview(overlay if overlay is not None else getattr(frame, "image", None))
+
+    # ---- events -----------------------------------------------------------------------------------
+    def _handle(self, events: list[dict], seen: float) -> bool:
+        """Store the verdicts (committed before anything is shown) and keep the flags; True if changed."""
+        changed = False
+        for event in events:
+            if not isinstance(event, dict):
+                continue
+            if "verdict" in event:
+                changed = True
+                self._hand_since = None
+                if not self._store_verdict(event):
+                    return True
+                self._seen, self._decided = seen, time.time()
+            elif "event" in event:
+                changed |= self._observe(event)
+        return changed
+
+    def _store_verdict(self, event: dict) -> bool:
+        colour, move, outcome = event.get("colour"), str(event.get("move", "")), str(event.get("verdict"))
+        try:
+            self.store.add_attempt(self.game.id, colour, move, outcome, event.get("reason"))
+            self.log.observed(colour, move, outcome)
+            if event.get("winner") or event.get("draw") or self.game.ended:
+                self._sync_result()
+            self._storage_error = None
+            return True
+        except Exception as err:  # disk full, file gone: show nothing unsaved, go back to what is stored
+            log.exception("could not store %s %s", colour, move)
+            self._storage_error = f"could not save the game ({err}); the last move was not counted"
+            self._start_game(self.game, resumed=True)
+            return False
+
+    def _observe(self, event: dict) -> bool:
+        kind = str(event.get("event"))
+        cell = event.get("cell")
+        message = str(event.get("message") or "")
+        flags = self._event_flags
+        if kind == "flag":
+            flag = _flag_dict(event)
+            if flag:
+                flags[(flag["kind"], flag["cell"])] = flag
+        elif kind == "cleared":
+            if cell:
+                for key in [k for k in flags if k[1] == str(cell)]:
+                    del flags[key]
+            else:
+                for key in [k for k in flags if k[1] is None]:
+                    del flags[key]
+                self._hand_since = None
+        elif kind in _BOARD_FLAGS:
+            flags[(kind, None)] = {"kind": kind, "cell": None, "message": message or "the board is out of sight"}
+        elif kind == "board-found":
+            for name in _BOARD_FLAGS:
+                flags.pop((name, None), None)
+        elif kind == "hand":
+            if self._hand_since is None:
+                self._hand_since = time.monotonic()
+            return False
+        elif kind == "unreadable" and cell:
+            flags[("unreadable", str(cell))] = {"kind": "unreadable", "cell": str(cell),
+                                                "message": message or f"can't read {cell}"}
+        elif kind == "board-empty":
+            if self.log.referee.over and self.settings.auto_new_game:
+                self._new_game_locked(self.game.rules, self.game.red, self.game.black, resumed=False)
+        else:
+            return False
+        return True
+
+    def _hand_seconds(self) -> float:
+        seconds = getattr(self.watcher, "hand_seconds", None)
+        if isinstance(seconds, int | float):
+            return float(seconds)
+        return 0.0 if self._hand_since is None else time.monotonic() - self._hand_since
+
+    def _hand_tick(self) -> bool:
+        showing = ("hand", None) in self._event_flags
+        due = self._hand_seconds() >= self.settings.hand_warning_seconds
+        if due and not showing:
+            self._event_flags[("hand", None)] = {
+                "kind": "hand", "cell": None,
+                "message": "a hand (or something) has been over the board for a while: please clear the board"}
+            return True
+        if showing and not due:
+            del self._event_flags[("hand", None)]
+            return True
+        return False
+
+    def _flags(self) -> list[dict]:
+        flags = []
+        table_flags = getattr(getattr(self.watcher, "table", None), "flags", None)
+        if table_flags is None:
+            table_flags = getattr(self.watcher, "flags", None)
+        if isinstance(table_flags, dict):
+            flags = [f for f in map(_flag_dict, table_flags.values()) if f]
+            flags += [f for k, f in self._event_flags.items() if k[1] is None]
+        else:
+            flags = list(self._event_flags.values())
+        if self._camera["state"] == "lost":
+            retry = self._camera["retry_in"]
+            flags.insert(0, {"kind": "camera", "cell": None,
+                             "message": f"{self._camera['message']}; trying again in {retry} s"})
+        if self._storage_error:
+            flags.insert(0, {"kind": "storage", "cell": None, "message": self._storage_error})
+        return flags
+
+    # ---- publishing -------------------------------------------------------------------------------
+    def _publish(self) -> None:
+        """Build the state from the game (lock held) and wake every waiting client."""
+        state = self._build_state()
+        with self._changed:
+            self._version += 1
+            state["version"] = self._version
+            self._state = state
+            self._changed.notify_all()
+
+    def _build_state(self) -> dict:
+        referee = self.log.referee
+        cells: dict[str, tuple[str, str]] = {}
+        last = None
+        for v in referee.verdicts:
+            if v.cell is not None and v.outcome is not Outcome.REJECTED:
+                last = str(v.cell)
+                if v.outcome is Outcome.LEGAL and v.colour and v.piece:
+                    cells[str(v.cell)] = (v.colour.value, str(v.piece))
+        wave = [str(c) for c in referee.winning_wave()]
+        flags = self._flags()
+        flag_cells = {f["cell"]: f["kind"] for f in flags if f.get("cell")}
+        rules = referee.rules
+        status = getattr(self.watcher, "status", "")
+        return {
+            "game": self.game.to_json(),
+            "next": referee.to_move.value if referee.to_move else None,
+            "winner": referee.winner.value if referee.winner else None,
+            "draw": referee.draw,
+            "result": referee.result,
+            "left": {c.value: {k.value: referee.inventory[c][k] for k in KINDS} for c in Colour},
+            "cells": {name: {"colour": colour, "piece": piece} for name, (colour, piece) in cells.items()},
+            "last": last,
+            "wave": wave,
+            "moves": [{k: v.to_json()[k] for k in ("n", "colour", "move", "verdict", "reason")}
+                      for v in referee.verdicts],
+            "flags": flags,
+            "status": str(getattr(status, "value", status) or ""),
+            "camera": dict(self._camera),
+            "sides": {c.value: rules.side_names(c) for c in Colour},
+            "rules": rules_to_json(rules),
+            "speech": self.settings.speech,
+            "seen": self._seen,
+            "decided": self._decided,
+            "svg": board_svg(cells, last=last, wave=wave, flags=flag_cells, red_sides=rules.red_sides),
+        }
+
+    def state(self) -> dict:
+        """The latest published state (a dict not to be changed)."""
+        with self._changed:
+            return self._state
+
+    def wait_for_change(self, version: int, timeout: float) -> dict | None:
+        """The state once its version differs from ``version``; None after ``timeout`` or on stop."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._version != version or self._stop.is_set(), timeout)
+            if self._version != version:
+                return self._state
+        return None
+
+    # ---- preview ----------------------------------------------------------------------------------
+    def _maybe_preview(self, image: Any) -> None:
+        now = time.monotonic()
+        if image is None or now - self._last_preview < 1.0 / self.settings.preview_fps:
+            return
+        self._last_preview = now
+        jpeg = encode_preview(image, self.settings.preview_width, self.settings.jpeg_quality)
+        if jpeg is None:
+            return
+        with self._preview:
+            self._jpeg, self._jpeg_seq = jpeg, self._jpeg_seq + 1
+            self._preview.notify_all()
+
+    def preview(self) -> tuple[int, bytes | None]:
+        """(sequence number, latest preview JPEG or None)."""
+        with self._preview:
+            return self._jpeg_seq, self._jpeg
+
+    def wait_for_preview(self, seq: int, timeout: float) -> tuple[int, bytes | None]:
+        """The next preview after ``seq`` (or the same one after ``timeout``)."""
+        with self._preview:
+            self._preview.wait_for(lambda: self._jpeg_seq != seq or self._stop.is_set(), timeout)
+            return self._jpeg_seq, self._jpeg
+
+    # ---- control ----------------------------------------------------------------------------------
+    def game_rules(self) -> Rules:
+        """The rules the current game is played with."""
+        with self._lock:
+            return self.game.rules
+
+    def new_game(self, rules: Rules | None = None, red: str = "", black: str = "") -> dict:
+        """End the current game (as it stands) and start another; returns the new state."""
+        with self._lock:
+            self._new_game_locked(rules or self.game.rules, red, black, resumed=True)
+            self._publish()
+            return self.state()
+
+    def _new_game_locked(self, rules: Rules, red: str, black: str, resumed: bool) -> None:
+        self.store.set_result(self.game.id, self.log.referee.result, ended=True)
+        self._start_game(self._create_game(rules, red, black), resumed=resumed)
+
+    def end_game(self) -> dict:
+        """End the current game as it stands; a fresh one with the same rules and players follows."""
+        return self.new_game(self.game.rules, self.game.red, self.game.black)
+
+    def undo(self) -> dict:
+        """Take back the last legal or illegal verdict (its piece must come off the board)."""
+        with self._lock:
+            if not any(e.outcome is not Outcome.REJECTED for e in self.log.entries):
+                raise ControlError("there is no verdict to take back")
+            self.store.add_undo(self.game.id)
+            table = getattr(self.watcher, "table", None)
+            if isinstance(table, Table) and table.referee is self.log.referee:
+                self.log.undo(apply=False)
+                table.undo()
+            else:
+                self.log.undo()
+                self.watcher = self._make_watcher(self.log.referee, True)
+            self._sync_result()
+            self._publish()
+            return self.state()
+
+    def correct(self, cell: str, colour: str | None, piece: str | None) -> dict:
+        """The camera misread ``cell``: it really holds ``colour piece`` (piece None: nothing)."""
+        try:
+            target = Cell.parse(cell)
+            shown_piece = str(Piece.parse(piece)) if piece else None
+            shown_colour = Colour.parse(colour).value if colour else None
+        except NotationError as err:
+            raise ControlError(str(err)) from None
+        if shown_piece and not shown_colour:
+            raise ControlError("say whose piece it is: red or black")
+        with self._lock:
+            standing = any(e.outcome is not Outcome.REJECTED and e.move.endswith(f"@{target}")
+                           for e in self.log.entries)
+            table = getattr(self.watcher, "table", None)
+            if not standing and isinstance(table, Table):
+                # Not yet ruled on: let the table see the truth and rule on it like any placement.
+                truth = (Colour(shown_colour), Piece.parse(shown_piece)) if shown_piece and shown_colour else None
+                self._handle([e.to_json() for e in table.correct(target, truth)], time.time())
+            else:
+                if not standing and shown_piece is None:
+                    raise ControlError(f"the game has nothing on {target} to take away")
+                self.store.add_correction(self.game.id, str(target), shown_colour, shown_piece)
+                self.log.correct(str(target), shown_colour, shown_piece)
+                self.watcher = self._make_watcher(self.log.referee, True)
+                self._sync_result()
+            self._publish()
+            return self.state()
+
+
+def encode_preview(image: Any, width: int, quality: int) -> bytes | None:
+    """A JPEG of ``image`` at most ``width`` wide, or None when it is not a picture."""
+    import cv2  # noqa: PLC0415 - OpenCV only when a preview is made
+    import numpy as np  # noqa: PLC0415
+
+    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0 or min(image.shape[:2]) < 2:
+        return None
+    if image.dtype != np.uint8:
+        return None
+    if image.ndim == 3 and image.shape[2] not in (1, 3, 4):
+        return None
+    h, w = image.shape[:2]
+    if w > width:
+        image = cv2.resize(image, (width, max(1, round(h * width / w))), interpolation=cv2.INTER_AREA)
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return data.tobytes() if ok else None

@@ -1,0 +1,333 @@
+"""Persistence of games in SQLite, so a crash, ``kill -9`` or power cut loses nothing that was shown.
+
+The store keeps each game (rules, players, started, ended, result) and the ordered list of its
+actions: ``attempt`` (a placement seen or typed, with its verdict), ``undo`` (take back the last
+verdict) and ``correct`` (a cell was misread: what is really there). Every action is committed with
+``synchronous=FULL`` before the caller shows it. ``GameLog`` replays actions into a ``Referee``;
+the live companion and a restart use the same replay, so they cannot disagree.
+
+>>> store = Store(":memory:"); game = store.new_game(Rules())
+>>> _ = store.add_attempt(game, "red", "ew@E5", "legal", None)
+>>> GameLog.replay(store.game(game).rules, store.actions(game)).referee.to_move.value
+'black'
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine import KINDS, Cell, Colour, GameRecord, Kind, Move, NotationError, Outcome, Penalty, Referee, Rules
+from engine.pieces import Piece
+
+log = logging.getLogger(__name__)
+
+ACTION_KINDS = ("attempt", "undo", "correct")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id      INTEGER PRIMARY KEY,
+    rules   TEXT NOT NULL,
+    red     TEXT NOT NULL DEFAULT '',
+    black   TEXT NOT NULL DEFAULT '',
+    started TEXT NOT NULL,
+    ended   TEXT,
+    result  TEXT NOT NULL DEFAULT 'ongoing'
+);
+CREATE TABLE IF NOT EXISTS actions (
+    id      INTEGER PRIMARY KEY,
+    game    INTEGER NOT NULL REFERENCES games(id),
+    kind    TEXT NOT NULL CHECK (kind IN ('attempt', 'undo', 'correct')),
+    colour  TEXT,
+    move    TEXT NOT NULL DEFAULT '',
+    cell    TEXT,
+    verdict TEXT,
+    reason  TEXT,
+    at      TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS actions_by_game ON actions (game, id);
+"""
+
+
+def now_text() -> str:
+    """The current UTC time as ISO 8601 to the second, as stored."""
+    return datetime.datetime.now(datetime.UTC).replace(microsecond=0).isoformat()
+
+
+def rules_to_json(rules: Rules) -> dict:
+    """Rules as plain JSON values (the inverse of ``rules_from_json``)."""
+    return {
+        "penalty": rules.penalty.value,
+        "red_sides": rules.red_sides,
+        "first": rules.first.value,
+        "inventory": {c.value: {k.value: rules.inventory[c][k] for k in KINDS} for c in Colour},
+    }
+
+
+def rules_from_json(data: dict, base: Rules | None = None) -> Rules:
+    """Rules from ``rules_to_json`` output (missing fields from ``base``); ValueError naming the bad field."""
+    if not isinstance(data, dict):
+        raise ValueError("rules must be an object")
+    base = base or Rules()
+    try:
+        penalty = Penalty(data.get("penalty", base.penalty.value))
+    except ValueError:
+        raise ValueError("penalty must be skip-turn, forfeit or retry") from None
+    red_sides = data.get("red_sides", base.red_sides)
+    if not isinstance(red_sides, str) or red_sides.upper() not in ("WE", "NS"):
+        raise ValueError("red_sides must be WE or NS")
+    first_text = data.get("first", base.first.value)
+    if first_text not in ("red", "black"):
+        raise ValueError("first must be red or black")
+    inventory = {c: dict(base.inventory[c]) for c in Colour}
+    given = data.get("inventory") or {}
+    if not isinstance(given, dict):
+        raise ValueError("inventory must be an object of colours")
+    for colour_text, counts in given.items():
+        if colour_text not in ("red", "black") or not isinstance(counts, dict):
+            raise ValueError("inventory must map red and black to {kind: count}")
+        for kind_text, count in counts.items():
+            try:
+                kind = Kind(kind_text)
+            except ValueError:
+                raise ValueError(f"{kind_text!r} is not a kind of piece") from None
+            if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= 99:
+                raise ValueError(f"the count of {kind_text} must be a whole number from 0 to 99")
+            inventory[Colour(colour_text)][kind] = count
+    return Rules(penalty, red_sides.upper(), Colour(first_text), inventory)
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One stored game."""
+
+    id: int
+    rules: Rules
+    red: str
+    black: str
+    started: str
+    ended: str | None
+    result: str
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "red": self.red, "black": self.black, "started": self.started,
+                "ended": self.ended, "result": self.result, "rules": rules_to_json(self.rules)}
+
+
+@dataclass(frozen=True)
+class Action:
+    """One stored action of a game, in the order it happened."""
+
+    id: int
+    kind: str
+    colour: str | None = None
+    move: str = ""
+    cell: str | None = None
+    verdict: str | None = None
+    reason: str | None = None
+    at: str = ""
+
+
+class Store:
+    """The SQLite file in the state directory. Thread-safe: one connection behind a lock."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        # FULL: a commit is on the disk (WAL fsynced) before we show the verdict it holds.
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(_SCHEMA)
+
+    @classmethod
+    def in_dir(cls, state_dir: Path) -> Store:
+        """The store ``games.sqlite3`` in ``state_dir`` (created if missing)."""
+        state_dir.mkdir(parents=True, exist_ok=True)
+        return cls(state_dir / "games.sqlite3")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def _write(self, sql: str, params: tuple) -> int:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                cursor = self._db.execute(sql, params)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            return int(cursor.lastrowid or 0)
+
+    def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()
+
+    # ---- games -------------------------------------------------------------------------------
+    def new_game(self, rules: Rules, red: str = "", black: str = "") -> int:
+        """Start a game; returns its id."""
+        return self._write("INSERT INTO games (rules, red, black, started) VALUES (?, ?, ?, ?)",
+                           (json.dumps(rules_to_json(rules)), red, black, now_text()))
+
+    def set_result(self, game: int, result: str, ended: bool) -> None:
+        """Record the result; ``ended`` stamps the end time (cleared again when False)."""
+        self._write("UPDATE games SET result = ?, ended = CASE WHEN ? THEN COALESCE(ended, ?) END WHERE id = ?",
+                    (result, ended, now_text(), game))
+
+    def game(self, game: int) -> GameRow | None:
+        """The game with this id, or None."""
+        rows = self._read("SELECT id, rules, red, black, started, ended, result FROM games WHERE id = ?", (game,))
+        return _game_row(rows[0]) if rows else None
+
+    def latest_game(self) -> GameRow | None:
+        """The most recent game, finished or not."""
+        rows = self._read("SELECT id, rules, red, black, started, ended, result FROM games ORDER BY id DESC LIMIT 1")
+        return _game_row(rows[0]) if rows else None
+
+    def games(self, limit: int = 200) -> list[GameRow]:
+        """Games, newest first."""
+        rows = self._read("SELECT id, rules, red, black, started, ended, result FROM games ORDER BY id DESC LIMIT ?",
+                          (limit,))
+        return [_game_row(r) for r in rows]
+
+    # ---- actions -----------------------------------------------------------------------------
+    def add_attempt(self, game: int, colour: str | None, move: str, verdict: str, reason: str | None) -> int:
+        """Commit one attempt and its verdict (durable when this returns)."""
+        cell = _cell_of(move)
+        return self._write(
+            "INSERT INTO actions (game, kind, colour, move, cell, verdict, reason, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (game, "attempt", colour, move, cell, verdict, reason, now_text()))
+
+    def add_undo(self, game: int) -> int:
+        """Commit an undo of the last verdict."""
+        return self._write("INSERT INTO actions (game, kind, at) VALUES (?, 'undo', ?)", (game, now_text()))
+
+    def add_correction(self, game: int, cell: str, colour: str | None, piece: str | None) -> int:
+        """Commit a correction: ``cell`` really holds ``colour`` ``piece`` (None: it is empty)."""
+        return self._write(
+            "INSERT INTO actions (game, kind, colour, move, cell, at) VALUES (?, 'correct', ?, ?, ?, ?)",
+            (game, colour, piece or "", cell, now_text()))
+
+    def actions(self, game: int) -> list[Action]:
+        """Every action of ``game``, oldest first."""
+        rows = self._read("SELECT id, kind, colour, move, cell, verdict, reason, at FROM actions "
+                          "WHERE game = ? ORDER BY id", (game,))
+        return [Action(*row) for row in rows]
+
+    def record(self, game: int) -> GameRecord | None:
+        """The game as a ``GameRecord`` (the attempts that stand after undos and corrections)."""
+        row = self.game(game)
+        if row is None:
+            return None
+        referee = GameLog.replay(row.rules, self.actions(game)).referee
+        return GameRecord.from_referee(referee, row.red, row.black, row.started[:10])
+
+
+def _game_row(row: tuple) -> GameRow:
+    try:
+        rules = rules_from_json(json.loads(row[1]))
+    except (ValueError, TypeError):
+        log.warning("game %s has unreadable rules; using the standard game", row[0])
+        rules = Rules()
+    return GameRow(row[0], rules, row[2], row[3], row[4], row[5], row[6])
+
+
+def _cell_of(move: str) -> str | None:
+    try:
+        return str(Move.parse(move).cell)
+    except NotationError:
+        return None
+
+
+@dataclass
+class _Entry:
+    colour: str | None
+    move: str
+    outcome: Outcome | None = None
+
+
+@dataclass
+class GameLog:
+    """The attempts that stand in a game, and the referee that has ruled on them.
+
+    ``attempt`` entries are played in order; ``undo`` takes back the last legal or illegal one
+    (and rejected ones after it, as ``Referee.undo`` does); ``correct`` replaces the latest standing
+    attempt on the cell (or adds one) and re-referees the whole game.
+    """
+
+    rules: Rules
+    entries: list[_Entry] = field(default_factory=list)
+    referee: Referee = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.referee is None:
+            self.referee = Referee(self.rules)
+
+    @classmethod
+    def replay(cls, rules: Rules, actions: list[Action]) -> GameLog:
+        """The log after every action, in order. Never raises on a bad stored action."""
+        game = cls(rules)
+        for action in actions:
+            if action.kind == "attempt":
+                verdict = game.play(action.colour, action.move)
+                if action.verdict and verdict.outcome.value != action.verdict:
+                    log.warning("replayed %s %s: %s now, %s when stored", action.colour, action.move,
+                                verdict.outcome.value, action.verdict)
+            elif action.kind == "undo":
+                game.undo()
+            elif action.kind == "correct" and action.cell:
+                game.correct(action.cell, action.colour, action.move or None)
+        return game
+
+    def play(self, colour: str | None, move: str):
+        """Referee an attempt and keep it."""
+        verdict = self.referee.play(f"{colour} {move}" if colour else move)
+        self.entries.append(_Entry(colour, move, verdict.outcome))
+        return verdict
+
+    def observed(self, colour: str | None, move: str, outcome: str) -> None:
+        """Keep an attempt that the live referee has already ruled on (the watcher played it)."""
+        self.entries.append(_Entry(colour, move, Outcome(outcome)))
+
+    def undo(self, apply: bool = True) -> bool:
+        """Take back the last legal or illegal attempt; False when there is none. ``apply=False``:
+        the referee has already been told (by the table)."""
+        if not any(e.outcome is not Outcome.REJECTED for e in self.entries):
+            return False
+        while self.entries and self.entries[-1].outcome is Outcome.REJECTED:
+            self.entries.pop()
+        self.entries.pop()
+        if apply:
+            self.referee.undo()
+        return True
+
+    def correct(self, cell: str, colour: str | None, piece: str | None) -> None:
+        """``cell`` really holds ``colour piece`` (None: nothing): fix the history and re-referee."""
+        target = Cell.parse(cell)
+        new = f"{Piece.parse(piece)}@{target}" if piece else None
+        for i in range(len(self.entries) - 1, -1, -1):
+            entry = self.entries[i]
+            if entry.outcome is not Outcome.REJECTED and _cell_of(entry.move) == str(target):
+                if new is None:
+                    del self.entries[i]
+                else:
+                    self.entries[i] = _Entry(colour or entry.colour, new)
+                break
+        else:
+            if new is not None:
+                self.entries.append(_Entry(colour, new))
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        entries, self.entries = self.entries, []
+        self.referee = Referee(self.rules)
+        for entry in entries:
+            self.play(entry.colour, entry.move)
