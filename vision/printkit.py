@@ -1,0 +1,490 @@
+"""The print kit: the board and both tile sets as a PDF at exact physical size, or as PNGs with a pixel map.
+
+Everything is drawn from ``vision.artwork``'s shapes, as PDF vectors (reportlab), so the printed kit,
+the synthetic camera and the tile reader share one geometry. A board too big for the paper is split
+into sheets along seams that never cross a marker (on grid lines where the paper allows); each sheet
+but the last in a row or column carries a glue strip the next sheet is laid over.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from reportlab.lib.units import mm as PT_PER_MM
+from reportlab.pdfgen.canvas import Canvas
+
+from engine.cells import SIZE
+from engine.pieces import ALL_PIECES, KINDS, PIECES_OF_KIND, START_INVENTORY, Colour, Kind, Piece
+from vision.artwork import (
+    BGR,
+    MARKER_BGR,
+    BoardLayout,
+    Disc,
+    Label,
+    Marker,
+    Rect,
+    board_image,
+    board_shapes,
+    marker_bits,
+    tile_image,
+    tile_shapes,
+)
+
+#: Paper sizes in mm, portrait (width, height).
+PAPER_MM: dict[str, tuple[float, float]] = {"a4": (210.0, 297.0), "a3": (297.0, 420.0), "letter": (215.9, 279.4)}
+#: What home printers leave unprinted at each page edge (most manage 3-6.35 mm).
+PRINT_MARGIN_MM = 6.0
+#: Width of the strip a neighbouring board sheet is glued over.
+GLUE_MM = 10.0
+#: Colour printed beyond a tile's cut line, so a slightly-off cut still shows no paper white.
+TILE_BLEED_MM = 1.0
+TILE_GAP_MM = 4.0
+_CUT_LINE_BGR: BGR = (150, 150, 150)
+_TEXT_BGR: BGR = (40, 40, 40)
+_GLUE_TEXT_BGR: BGR = (120, 120, 120)
+_HELVETICA_CAP_HEIGHT = 0.718  # of the font size
+
+Progress = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+@dataclass(frozen=True)
+class SheetPlan:
+    """How the board is split over sheets: seam positions in board mm (first 0, last the board edge)."""
+
+    paper: str
+    landscape: bool
+    xs: tuple[float, ...]
+    ys: tuple[float, ...]
+
+    @property
+    def columns(self) -> int:
+        return len(self.xs) - 1
+
+    @property
+    def rows(self) -> int:
+        return len(self.ys) - 1
+
+    @property
+    def sheets(self) -> int:
+        """Number of board sheets."""
+        return self.columns * self.rows
+
+    @property
+    def page_mm(self) -> tuple[float, float]:
+        """(width, height) of a board sheet as it is printed."""
+        w, h = PAPER_MM[self.paper]
+        return (h, w) if self.landscape else (w, h)
+
+
+def _seam_candidates(layout: BoardLayout, axis: int) -> list[tuple[float, bool]]:
+    """Seam positions worth trying on one axis, (mm, on a grid line), none through a marker or its quiet zone.
+
+    Grid lines hide a seam best; where no grid line works, the best seam hugs a marker's quiet zone,
+    so those edges are the only other candidates.
+    """
+    c = layout.cell_mm
+    blocked = []
+    for m in layout.markers:
+        centre, half = m.center_mm[axis], m.size_mm / 2 + m.size_mm / 6
+        blocked.append((centre - half - 0.25, centre + half + 0.25))
+    grid = [(layout.grid_origin_mm[axis] + k * c, True) for k in range(1, SIZE)]
+    hugging = sorted({(p, False) for edge in blocked for p in edge})
+    return [(p, on_grid) for p, on_grid in grid + hugging if all(not (lo < p < hi) for lo, hi in blocked)]
+
+
+def _split_axis(layout: BoardLayout, axis: int, room: float) -> tuple[float, ...] | None:
+    """Seams for one axis: fewest pieces, then most seams on grid lines, then the most even pieces.
+
+    Every piece but the last carries a glue strip, so it must fit ``room`` with the strip.
+    """
+    length = layout.width_mm if axis == 0 else layout.height_mm
+    if length <= room:
+        return (0.0, length)
+    candidates = _seam_candidates(layout, axis)
+    for count in range(1, 6):
+        best: tuple[tuple[int, float], tuple[float, ...]] | None = None
+        for seams in itertools.combinations(candidates, count):
+            edges = (0.0, *(s[0] for s in seams), length)
+            widths = [b - a for a, b in itertools.pairwise(edges)]
+            if min(widths) <= 0 or any(w + GLUE_MM > room for w in widths[:-1]) or widths[-1] > room:
+                continue
+            score = (sum(not s[1] for s in seams), max(widths) - min(widths))
+            if best is None or score < best[0]:
+                best = (score, edges)
+        if best is not None:
+            return best[1]
+    return None
+
+
+def plan_board_sheets(layout: BoardLayout, paper: str) -> SheetPlan:
+    """The fewest sheets of ``paper`` the board splits over (either orientation)."""
+    if paper not in PAPER_MM:
+        raise ValueError(f"unknown paper {paper!r}: use one of {', '.join(PAPER_MM)}")
+    plans = []
+    for landscape in (False, True):
+        w, h = PAPER_MM[paper]
+        if landscape:
+            w, h = h, w
+        xs = _split_axis(layout, 0, w - 2 * PRINT_MARGIN_MM)
+        ys = _split_axis(layout, 1, h - 2 * PRINT_MARGIN_MM)
+        if xs is not None and ys is not None:
+            plans.append(SheetPlan(paper, landscape, xs, ys))
+    if not plans:
+        raise ValueError(f"the board at {layout.cell_mm:g} mm cells cannot be split over {paper} sheets")
+    return min(plans, key=lambda p: (p.sheets, p.landscape))
+
+
+def tile_set(colour: Colour) -> list[Piece]:
+    """One player's 24 tiles in kind order, orientations cycled (a tile can be turned, so any do)."""
+    del colour  # both players have the same set; kept so callers say whose set they print
+    pieces = []
+    for kind in KINDS:
+        orientations = PIECES_OF_KIND[kind]
+        pieces.extend(orientations[i % len(orientations)] for i in range(START_INVENTORY[kind]))
+    return pieces
+
+
+# --- PDF -------------------------------------------------------------------------------------------
+
+
+def _rgb(bgr: BGR) -> tuple[float, float, float]:
+    return (bgr[2] / 255, bgr[1] / 255, bgr[0] / 255)
+
+
+class _Page:
+    """A canvas page addressed in mm from its top-left corner, y down (the artwork's convention)."""
+
+    def __init__(self, canvas: Canvas, width_mm: float, height_mm: float) -> None:
+        self.canvas, self.width_mm, self.height_mm = canvas, width_mm, height_mm
+        canvas.setPageSize((width_mm * PT_PER_MM, height_mm * PT_PER_MM))
+
+    def _pt(self, x: float, y: float) -> tuple[float, float]:
+        return x * PT_PER_MM, (self.height_mm - y) * PT_PER_MM
+
+    def rect(self, x0: float, y0: float, x1: float, y1: float, bgr: BGR) -> None:
+        self.canvas.setFillColorRGB(*_rgb(bgr))
+        x, y = self._pt(x0, y1)
+        self.canvas.rect(x, y, (x1 - x0) * PT_PER_MM, (y1 - y0) * PT_PER_MM, stroke=0, fill=1)
+
+    def disc(self, cx: float, cy: float, r: float, bgr: BGR) -> None:
+        self.canvas.setFillColorRGB(*_rgb(bgr))
+        x, y = self._pt(cx, cy)
+        self.canvas.circle(x, y, r * PT_PER_MM, stroke=0, fill=1)
+
+    def line(self, x0: float, y0: float, x1: float, y1: float, width_mm: float, bgr: BGR,
+             dash: tuple[float, float] | None = None) -> None:
+        self.canvas.setStrokeColorRGB(*_rgb(bgr))
+        self.canvas.setLineWidth(width_mm * PT_PER_MM)
+        self.canvas.setDash([d * PT_PER_MM for d in dash] if dash else [])
+        self.canvas.line(*self._pt(x0, y0), *self._pt(x1, y1))
+
+    def text(self, text: str, x: float, y: float, height: float, bgr: BGR, align: str = "centre",
+             bold: bool = False, upright: bool = True) -> None:
+        """Text with capitals ``height`` mm tall, centred on y (on x when not ``upright``: read bottom to top)."""
+        size = height / _HELVETICA_CAP_HEIGHT * PT_PER_MM
+        canvas = self.canvas
+        canvas.saveState()
+        canvas.setFont("Helvetica-Bold" if bold else "Helvetica", size)
+        canvas.setFillColorRGB(*_rgb(bgr))
+        if upright:
+            px, py = self._pt(x, y + height / 2)
+        else:
+            canvas.translate(*self._pt(x + height / 2, y))
+            canvas.rotate(90)
+            px, py = 0.0, 0.0
+        draw = {"centre": canvas.drawCentredString, "left": canvas.drawString,
+                "right": canvas.drawRightString}[align]
+        draw(px, py, text)
+        canvas.restoreState()
+
+    def marker(self, marker: Marker, ox: float, oy: float) -> None:
+        """The marker's black modules as one path, so abutting modules print without hairline seams."""
+        bits = marker_bits(marker.id)
+        module = marker.size_mm / 6
+        left, top = (float(v) for v in marker.corners_mm()[0])
+        path = self.canvas.beginPath()
+        for row, col in zip(*np.nonzero(bits), strict=True):
+            x, y = self._pt(ox + left + col * module, oy + top + (row + 1) * module)
+            path.rect(x, y, module * PT_PER_MM, module * PT_PER_MM)
+        self.canvas.setFillColorRGB(*_rgb(MARKER_BGR))
+        self.canvas.drawPath(path, stroke=0, fill=1)
+
+    def clip(self, x0: float, y0: float, x1: float, y1: float) -> None:
+        path = self.canvas.beginPath()
+        x, y = self._pt(x0, y1)
+        path.rect(x, y, (x1 - x0) * PT_PER_MM, (y1 - y0) * PT_PER_MM)
+        self.canvas.clipPath(path, stroke=0, fill=0)
+
+
+def _draw_board(page: _Page, shapes: list, ox: float, oy: float) -> None:
+    """Board shapes with board mm (x, y) placed at page mm (ox + x, oy + y)."""
+    for s in shapes:
+        if isinstance(s, Rect):
+            page.rect(ox + s.x0, oy + s.y0, ox + s.x1, oy + s.y1, s.bgr)
+        elif isinstance(s, Disc):
+            page.disc(ox + s.cx, oy + s.cy, s.r, s.bgr)
+        elif isinstance(s, Marker):
+            page.marker(s, ox, oy)
+        elif isinstance(s, Label):
+            page.text(s.text, ox + s.cx, oy + s.cy, s.height, s.bgr, bold=s.height > 2.5)
+
+
+def _draw_tile(page: _Page, colour: Colour, piece: Piece, x: float, y: float, edge: float) -> None:
+    """A tile face with its top-left corner at (x, y); colour and waves run ``TILE_BLEED_MM`` past the cut."""
+    b = TILE_BLEED_MM / edge
+    for s in tile_shapes(colour, piece):
+        if isinstance(s, Rect):
+            x0, y0 = (s.x0 - b if s.x0 <= 0 else s.x0), (s.y0 - b if s.y0 <= 0 else s.y0)
+            x1, y1 = (s.x1 + b if s.x1 >= 1 else s.x1), (s.y1 + b if s.y1 >= 1 else s.y1)
+            page.rect(x + x0 * edge, y + y0 * edge, x + x1 * edge, y + y1 * edge, s.bgr)
+        else:
+            page.disc(x + s.cx * edge, y + s.cy * edge, s.r * edge, s.bgr)
+
+
+def _sheet_name(plan: SheetPlan, row: int, col: int) -> str:
+    return f"{row * plan.columns + col + 1}"
+
+
+def _board_sheet(page: _Page, layout: BoardLayout, shapes: list, plan: SheetPlan, row: int, col: int) -> None:
+    x0, x1 = plan.xs[col], plan.xs[col + 1]
+    y0, y1 = plan.ys[row], plan.ys[row + 1]
+    glue_right = col < plan.columns - 1
+    glue_below = row < plan.rows - 1
+    cx1 = x1 + (GLUE_MM if glue_right else 0.0)
+    cy1 = y1 + (GLUE_MM if glue_below else 0.0)
+    ox = (page.width_mm - (cx1 - x0)) / 2 - x0  # board mm -> page mm: centre the printed part
+    oy = (page.height_mm - (cy1 - y0)) / 2 - y0
+    canvas = page.canvas
+    canvas.saveState()
+    page.clip(ox + x0, oy + y0, ox + cx1, oy + cy1)
+    _draw_board(page, shapes, ox, oy)
+    if glue_right:
+        page.text(f"GLUE - sheet {_sheet_name(plan, row, col + 1)} on top", ox + x1 + GLUE_MM / 2,
+                  oy + (y0 + y1) / 2, 2.0, _GLUE_TEXT_BGR, upright=False)
+        page.line(ox + x1, oy + y0, ox + x1, oy + cy1, 0.15, _CUT_LINE_BGR, dash=(2.0, 2.0))
+    if glue_below:
+        page.text(f"GLUE - sheet {_sheet_name(plan, row + 1, col)} on top", ox + (x0 + x1) / 2,
+                  oy + y1 + GLUE_MM / 2, 2.0, _GLUE_TEXT_BGR)
+        page.line(ox + x0, oy + y1, ox + cx1, oy + y1, 0.15, _CUT_LINE_BGR, dash=(2.0, 2.0))
+    canvas.restoreState()
+    # Cut marks continue the edges this sheet is cut along (where it lies on a neighbour's glue strip),
+    # outside the printed part so nothing is left on the board.
+    tick = 4.0
+    if col > 0:
+        for y in (oy + y0 - tick - 0.5, oy + cy1 + 0.5):
+            page.line(ox + x0, y, ox + x0, y + tick, 0.2, _TEXT_BGR)
+    if row > 0:
+        for x in (ox + x0 - tick - 0.5, ox + cx1 + 0.5):
+            page.line(x, oy + y0, x + tick, oy + y0, 0.2, _TEXT_BGR)
+    title = f"Thoughtwave board, sheet {_sheet_name(plan, row, col)} of {plan.sheets}"
+    title += f" (row {row + 1}, column {col + 1})" if plan.sheets > 1 else ""
+    page.text(title + " - print at 100% (actual size)", page.width_mm / 2, max(3.0, (oy + y0) / 2), 2.2,
+              _TEXT_BGR)
+
+
+def _tile_pages(canvas: Canvas, layout: BoardLayout, paper: str, progress: Progress) -> int:
+    """Both tile sets with cut lines; returns the number of pages drawn."""
+    pw, ph = PAPER_MM[paper]
+    edge = layout.tile_mm
+    pitch = edge + 2 * TILE_BLEED_MM + TILE_GAP_MM
+    header = 22.0
+    cols = int((pw - 2 * PRINT_MARGIN_MM - 2 * TILE_GAP_MM) // pitch)
+    rows = int((ph - 2 * PRINT_MARGIN_MM - header - 2 * TILE_GAP_MM) // pitch)
+    per_page = cols * rows
+    pages = 0
+    for colour in Colour:
+        pieces = tile_set(colour)
+        chunks = [pieces[i:i + per_page] for i in range(0, len(pieces), per_page)]
+        for n, chunk in enumerate(chunks):
+            page = _Page(canvas, pw, ph)
+            counts = ", ".join(f"{START_INVENTORY[k]} {_plural(k, START_INVENTORY[k])}" for k in KINDS)
+            part = f" (page {n + 1} of {len(chunks)})" if len(chunks) > 1 else ""
+            page.text(f"{colour.title} tiles{part}: {sum(START_INVENTORY.values())} in all", PRINT_MARGIN_MM + 2,
+                      PRINT_MARGIN_MM + 4, 4.0, _TEXT_BGR, align="left", bold=True)
+            page.text(f"{counts}. Glue on card, then cut along the grey lines.", PRINT_MARGIN_MM + 2,
+                      PRINT_MARGIN_MM + 11, 2.6, _TEXT_BGR, align="left")
+            page.text(f"Tile edge {edge:.1f} mm; board cells {layout.cell_mm:g} mm. Print at 100% (actual size).",
+                      PRINT_MARGIN_MM + 2, PRINT_MARGIN_MM + 16, 2.6, _TEXT_BGR, align="left")
+            used_rows = (len(chunk) + cols - 1) // cols
+            used_cols = min(cols, len(chunk))
+            left = (pw - used_cols * pitch) / 2 + TILE_GAP_MM / 2 + TILE_BLEED_MM
+            top = PRINT_MARGIN_MM + header + TILE_GAP_MM / 2 + TILE_BLEED_MM
+            over = TILE_GAP_MM / 2 + TILE_BLEED_MM + 2.0
+            # Cut lines first, full length: the tiles (with bleed) then cover them, leaving them in the gaps.
+            for j in range(used_cols):
+                for x in (left + j * pitch, left + j * pitch + edge):
+                    page.line(x, top - over, x, top + (used_rows - 1) * pitch + edge + over, 0.2, _CUT_LINE_BGR)
+            for i in range(used_rows):
+                for y in (top + i * pitch, top + i * pitch + edge):
+                    page.line(left - over, y, left + (used_cols - 1) * pitch + edge + over, y, 0.2, _CUT_LINE_BGR)
+            for k, piece in enumerate(chunk):
+                i, j = divmod(k, cols)
+                _draw_tile(page, colour, piece, left + j * pitch, top + i * pitch, edge)
+            canvas.showPage()
+            pages += 1
+            progress(f"{colour} tiles page {n + 1}/{len(chunks)}")
+    return pages
+
+
+def _plural(kind: Kind, count: int) -> str:
+    if count == 1:
+        return kind.value
+    return "crosses" if kind is Kind.CROSS else f"{kind.value}s"
+
+
+_INSTRUCTIONS = (
+    ("Printing", [
+        "Print at 100% / \"actual size\" (never \"fit to page\"). Check with the ruler below: it must measure 100 mm.",
+        "Matt paper is best: gloss throws the lamp back at the camera. Colour printing for the tiles.",
+    ]),
+    ("The board", [
+        "Sheets with a grey GLUE strip: lay the next sheet on it, edge on the dashed line, grid lines continuing.",
+        "Cut only the edges marked with short black ticks; keep the white rim around the black squares.",
+        "Glue the board flat on card or foam board. The black squares (markers) must stay flat and uncovered.",
+    ]),
+    ("The tiles", [
+        "Glue each tile sheet on thin card (0.5-1 mm), let it dry under a book, cut along the grey lines.",
+        "A craft knife and a steel ruler give straight edges; each red and black set has 24 tiles.",
+    ]),
+    ("The camera", [
+        "Camera 40-80 cm straight above the board; the whole board, with its eight black squares, in view.",
+        "Even light from above or both sides; no lamp reflected in the board, no strong shadow across it.",
+    ]),
+)
+
+
+def _instructions_page(canvas: Canvas, layout: BoardLayout, plan: SheetPlan) -> None:
+    pw, ph = PAPER_MM[plan.paper]
+    page = _Page(canvas, pw, ph)
+    x = PRINT_MARGIN_MM + 6
+    y = PRINT_MARGIN_MM + 8
+    page.text("Thoughtwave companion: the print kit", x, y, 5.0, _TEXT_BGR, align="left", bold=True)
+    y += 10
+    facts = (f"Board {layout.width_mm:.0f} x {layout.height_mm:.0f} mm, cells {layout.cell_mm:g} mm, "
+             f"on {plan.sheets} {plan.paper.upper() if plan.paper != 'letter' else 'Letter'} sheet"
+             f"{'s' if plan.sheets > 1 else ''}; tiles {layout.tile_mm:.1f} mm.")
+    page.text(facts, x, y, 2.6, _TEXT_BGR, align="left")
+    y += 8
+    for heading, lines in _INSTRUCTIONS:
+        page.text(heading, x, y, 3.2, _TEXT_BGR, align="left", bold=True)
+        y += 6
+        for line in lines:
+            page.text(line, x + 2, y, 2.2, _TEXT_BGR, align="left")
+            y += 4.8
+        y += 3
+    # A 100 mm ruler: the check that the printer did not scale the page.
+    y += 4
+    page.line(x, y, x + 100, y, 0.3, _TEXT_BGR)
+    for k in range(11):
+        page.line(x + 10 * k, y - (3 if k % 5 == 0 else 1.5), x + 10 * k, y, 0.3, _TEXT_BGR)
+    page.text("0", x, y + 3.5, 2.0, _TEXT_BGR)
+    page.text("100 mm", x + 100, y + 3.5, 2.0, _TEXT_BGR)
+    y += 12
+    if plan.sheets > 1:
+        page.text("How the board sheets go together (the numbers are the sheets):", x, y, 2.6, _TEXT_BGR, align="left")
+        y += 5
+        scale = min((pw - 2 * x) / layout.width_mm, (ph - y - PRINT_MARGIN_MM - 4) / layout.height_mm, 0.5)
+        page.rect(x, y, x + layout.width_mm * scale, y + layout.height_mm * scale, (235, 235, 235))
+        for xs in plan.xs[1:-1]:
+            page.line(x + xs * scale, y, x + xs * scale, y + layout.height_mm * scale, 0.3, _TEXT_BGR, dash=(1, 1))
+        for ys in plan.ys[1:-1]:
+            page.line(x, y + ys * scale, x + layout.width_mm * scale, y + ys * scale, 0.3, _TEXT_BGR, dash=(1, 1))
+        for row, col in itertools.product(range(plan.rows), range(plan.columns)):
+            cx = x + (plan.xs[col] + plan.xs[col + 1]) / 2 * scale
+            cy = y + (plan.ys[row] + plan.ys[row + 1]) / 2 * scale
+            page.text(_sheet_name(plan, row, col), cx, cy, 5.0, _TEXT_BGR, bold=True)
+    canvas.showPage()
+
+
+@dataclass(frozen=True)
+class KitSummary:
+    """What a kit run wrote."""
+
+    pages: int
+    board_sheets: int
+    plan: SheetPlan
+
+
+def write_pdf(path: str | Path, layout: BoardLayout, paper: str = "a4", red_sides: str = "WE",
+              progress: Progress = _quiet) -> KitSummary:
+    """Write the kit (instructions, board sheets, both tile sets) to ``path`` at exact physical size."""
+    plan = plan_board_sheets(layout, paper)
+    shapes = board_shapes(layout, red_sides)
+    canvas = Canvas(str(path), pageCompression=1, invariant=1)  # invariant: same kit, same bytes
+    canvas.setTitle("Thoughtwave print kit")
+    canvas.setAuthor("thoughtwave print-kit")
+    _instructions_page(canvas, layout, plan)
+    pages = 1
+    pw, ph = plan.page_mm
+    for row, col in itertools.product(range(plan.rows), range(plan.columns)):
+        page = _Page(canvas, pw, ph)
+        _board_sheet(page, layout, shapes, plan, row, col)
+        canvas.showPage()
+        pages += 1
+        progress(f"board sheet {_sheet_name(plan, row, col)}/{plan.sheets}")
+    pages += _tile_pages(canvas, layout, paper, progress)
+    canvas.save()
+    return KitSummary(pages, plan.sheets, plan)
+
+
+# --- PNG -------------------------------------------------------------------------------------------
+
+
+def board_map(layout: BoardLayout, dpi: float) -> dict:
+    """The pixel map of board.png at ``dpi``, in OpenCV coordinates (integers are pixel centres)."""
+    ppm = dpi / 25.4
+
+    def px(point_mm: tuple[float, float] | np.ndarray) -> list[float]:
+        return [round(float(v) * ppm - 0.5, 3) for v in point_mm]
+
+    return {
+        "dpi": int(dpi) if float(dpi).is_integer() else dpi,
+        "cell_mm": layout.cell_mm,
+        "cell_px": round(layout.cell_mm * ppm, 4),
+        "tile_px": round(layout.tile_mm * ppm, 4),
+        "grid_origin_px": px(layout.grid_origin_mm),
+        "cols": SIZE,
+        "rows": SIZE,
+        "size_px": [int(round(layout.width_mm * ppm)), int(round(layout.height_mm * ppm))],
+        "markers": [{"id": m.id, "corners_px": [px(c) for c in m.corners_mm()]} for m in layout.markers],
+    }
+
+
+def _save_png(path: Path, image_bgr: np.ndarray, dpi: float) -> None:
+    from PIL import Image  # reportlab's own dependency; writes the pHYs chunk so viewers print at size
+
+    Image.fromarray(np.ascontiguousarray(image_bgr[..., ::-1])).save(path, dpi=(dpi, dpi), optimize=False)
+
+
+def write_png_set(directory: str | Path, layout: BoardLayout, dpi: float = 200, red_sides: str = "WE",
+                  progress: Progress = _quiet) -> list[Path]:
+    """Write board.png, board.json and tile-<colour>-<piece>.png for both colours and all 15 pieces."""
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    ppm = dpi / 25.4
+    written = []
+    board = out / "board.png"
+    _save_png(board, board_image(layout, ppm, red_sides), dpi)
+    written.append(board)
+    progress("board.png")
+    mapping = out / "board.json"
+    mapping.write_text(json.dumps({**board_map(layout, dpi), "red_sides": red_sides}, indent=1) + "\n")
+    written.append(mapping)
+    size = max(1, int(round(layout.tile_mm * ppm)))
+    for colour in Colour:
+        for piece in ALL_PIECES:
+            path = out / f"tile-{colour.value}-{piece}.png"
+            _save_png(path, tile_image(colour, piece, size), dpi)
+            written.append(path)
+        progress(f"{colour} tiles")
+    return written
+
