@@ -120,6 +120,10 @@ class Camera:
         h = self.matrix() @ np.column_stack([rotation[:, 0], rotation[:, 1], t])
         return h / h[2, 2]
 
+    def project(self, points_mm: np.ndarray) -> np.ndarray:
+        """(N, 2) board mm -> (N, 2) frame px, lens distortion included (NaN behind the camera)."""
+        return _project(self.board_to_image(), self.matrix(), self.k1, self.k2, points_mm)
+
 
 @dataclass(frozen=True)
 class Shadow:
@@ -361,7 +365,7 @@ def _random_camera(rnd: random.Random, amount: float, resolution: tuple[int, int
     camera = replace(camera, fov_deg=fov)
     # Pincushion distortion pushes the corners outward: narrow the view until they are back inside.
     for _ in range(20):
-        px = _Projector(camera).project(corners)
+        px = camera.project(corners)
         if np.all((px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)):
             break
         camera = replace(camera, fov_deg=camera.fov_deg * 1.03)
