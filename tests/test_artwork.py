@@ -36,7 +36,7 @@ def _cell_px(layout: BoardLayout, cell: Cell, ppm: float = PPM) -> np.ndarray:
     return np.s_[int(np.ceil(y0 * ppm)) + 1:int(y1 * ppm) - 1, int(np.ceil(x0 * ppm)) + 1:int(x1 * ppm) - 1]
 
 
-@pytest.mark.parametrize("cell_mm", [19.9, 40.5, 0, -25])
+@pytest.mark.parametrize("cell_mm", [19.9, 40.5, 0, -25, float("nan"), "25", True])
 def test_cell_size_outside_20_to_40_mm_is_refused(cell_mm):
     with pytest.raises(ValueError):
         BoardLayout(cell_mm)

@@ -16,6 +16,7 @@ colour can be told by shape when glare or a cheap printer spoils the hue.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -87,9 +88,12 @@ class BoardLayout:
     markers: tuple[Marker, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.cell_mm, int | float) and 20.0 <= self.cell_mm <= 40.0):
+        if isinstance(self.cell_mm, bool) or not isinstance(self.cell_mm, numbers.Real):
+            raise ValueError(f"cell size must be a number of mm, not {self.cell_mm!r}")
+        if not 20.0 <= self.cell_mm <= 40.0:  # also refuses NaN
             raise ValueError(f"cell size {self.cell_mm!r} mm is outside 20..40 mm")
-        c = float(self.cell_mm)
+        object.__setattr__(self, "cell_mm", float(self.cell_mm))
+        c = self.cell_mm
         w, h = self.width_mm, self.height_mm
         inset = (_QUIET + _MARKER / 2) * c  # marker centre from the sheet edge
         centres = [
@@ -357,8 +361,8 @@ def board_image(layout: BoardLayout, px_per_mm: float, red_sides: str = "WE") ->
         raise ValueError(f"px_per_mm must be positive, not {px_per_mm!r}")
     shape = (int(round(layout.height_mm * px_per_mm)), int(round(layout.width_mm * px_per_mm)), 3)
     image = np.empty(shape, np.uint8)
-    image[:] = PAPER_BGR
-    _paint(image, board_shapes(layout, red_sides), px_per_mm)
+    image[:] = PAPER_BGR  # the first shape is this paper sheet: filled directly, no blend over the whole image
+    _paint(image, board_shapes(layout, red_sides)[1:], px_per_mm)
     return image
 
 
