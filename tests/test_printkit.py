@@ -8,6 +8,7 @@ import zlib
 import cv2
 import numpy as np
 import pytest
+from PIL import Image
 
 from engine.pieces import ALL_PIECES, KINDS, START_INVENTORY, Colour
 from vision.artwork import ARUCO_DICTIONARY, PAPER_BGR, BoardLayout
@@ -133,6 +134,8 @@ def test_png_set_has_every_file_and_the_map_matches_the_image(tmp_path, capsys):
     assert mapping["cell_px"] == pytest.approx(25.0 * 100 / 25.4, abs=1e-3)
     board = cv2.imread(str(out / "board.png"))
     assert list(board.shape[1::-1]) == mapping["size_px"]
+    with Image.open(out / "board.png") as png:  # pHYs set, so an image viewer prints it at true size
+        assert png.info["dpi"] == pytest.approx((100, 100), abs=0.01)
 
     detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(ARUCO_DICTIONARY),
                                        cv2.aruco.DetectorParameters())
