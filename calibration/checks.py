@@ -1,0 +1,195 @@
+"""The checks that decide reading quality, each measured on one frame of the board.
+
+Every check passes or says what to change, in words a new owner can act on. The limits come from
+what the tile reader needs (see vision/tiles.py): cells of at least ~28 px, edges sharper than a
+tenth of a cell, paper well lit but not clipped, and red, black and paper far apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.profile import CheckResult
+from engine.cells import Cell
+from vision.artwork import BoardLayout
+from vision.finder import BoardFinder, BoardPose, FinderResult
+
+#: Cells on which calibration looks for one sample tile of each colour (printed on the kit's instructions).
+RED_SAMPLE, BLACK_SAMPLE = Cell.parse("E5"), Cell.parse("F6")
+
+MIN_CELL_PX, GOOD_CELL_PX = 20.0, 28.0
+#: Edge width (blur) as a share of a cell: above WARN it costs accuracy, above FAIL arms smear together.
+EDGE_WARN, EDGE_FAIL = 0.08, 0.12
+#: Paper brightness (grey levels): below DARK the reader starves, above it is fine.
+PAPER_DARK, PAPER_DIM = 60.0, 90.0
+#: Share of grid pixels clipped white for the whole picture to count as over-exposed.
+CLIPPED_FAIL = 0.20
+#: Share of a cell clipped white for glare on that cell.
+GLARE_CELL = 0.08
+#: Colour separation needed in the light-normalised image.
+REDNESS_GAP, BODY_GAP = 0.15, 0.30
+
+
+@dataclass(frozen=True)
+class Samples:
+    """Body colours of the sample tiles and the paper, in the light-normalised image (paper ~1)."""
+
+    red_redness: float
+    red_low: float
+    black_redness: float
+    black_high: float
+    paper_low: float
+
+
+def markers_check(found: FinderResult) -> CheckResult:
+    n = len(found.markers_seen)
+    if found.pose is None:
+        return CheckResult("markers", False, f"{n} of 8 board markers seen, no board found",
+                           "lay the printed board under the camera with its corner and edge markers in view; if it "
+                           "is in view, the picture is too blurred or too dark: focus the lens and add light")
+    if n < 8:
+        missing = 8 - n
+        return CheckResult("markers", True, f"{n} of 8 found", f"uncover or bring into view the {missing} "
+                           "missing marker(s) so that a hand over the board never hides too many", warning=True)
+    return CheckResult("markers", True, "8 of 8 found")
+
+
+def in_frame_check(pose: BoardPose, layout: BoardLayout, shape: tuple[int, ...]) -> CheckResult:
+    h, w = shape[:2]
+    x0, y0 = layout.grid_origin_mm
+    side = 10 * layout.cell_mm
+    pad = 0.3 * layout.cell_mm
+    corners = np.array([[x0 - pad, y0 - pad], [x0 + side + pad, y0 - pad],
+                        [x0 + side + pad, y0 + side + pad], [x0 - pad, y0 + side + pad]])
+    px = pose.project(corners)
+    off = []
+    if px[:, 0].min() < 0:
+        off.append("left")
+    if px[:, 0].max() > w - 1:
+        off.append("right")
+    if px[:, 1].min() < 0:
+        off.append("top")
+    if px[:, 1].max() > h - 1:
+        off.append("bottom")
+    if off:
+        sides = " and ".join(off)
+        return CheckResult("board in frame", False, f"the grid runs off the {sides} of the picture",
+                           "raise the camera about 10 cm, or move it over the middle of the board")
+    return CheckResult("board in frame", True, "the whole grid is in the picture")
+
+
+def cell_size_check(cell_px: float) -> CheckResult:
+    measured = f"cells are {cell_px:.0f} px wide (the reader wants {GOOD_CELL_PX:.0f} or more)"
+    if cell_px >= GOOD_CELL_PX:
+        return CheckResult("pixels per cell", True, measured)
+    closer = round((1 - cell_px / GOOD_CELL_PX) * 100)
+    advice = f"lower the camera by about {closer}% of its height, or choose a higher camera resolution"
+    return CheckResult("pixels per cell", cell_px >= MIN_CELL_PX, measured, advice, warning=True)
+
+
+def edge_width_px(image: np.ndarray, markers: dict[int, np.ndarray]) -> float | None:
+    """How wide (in px) the black-white edges of the markers are: about 1-1.5 when sharp."""
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    widths = []
+    for quad in markers.values():
+        x0, y0 = np.floor(quad.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 1
+        x0, y0 = max(x0, 0), max(y0, 0)
+        patch = grey[y0:y1, x0:x1].astype(np.float32)
+        if patch.shape[0] < 8 or patch.shape[1] < 8:
+            continue
+        lo, hi = np.percentile(patch, [5, 95])
+        gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)
+        gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3, scale=0.125)
+        steepest = float(np.percentile(np.hypot(gx, gy), 99))
+        if hi - lo > 20 and steepest > 0:
+            widths.append((hi - lo) / steepest)
+    return float(np.median(widths)) if widths else None
+
+
+def focus_check(width: float | None, cell_px: float) -> CheckResult:
+    if width is None:
+        return CheckResult("focus", False, "no marker edge to measure", "bring the markers into view")
+    share = width / cell_px
+    measured = f"edges {width:.1f} px wide ({share:.0%} of a cell)"
+    advice = "focus the lens on the board, wipe it clean, and make sure the camera mount does not shake"
+    if share > EDGE_FAIL:
+        return CheckResult("focus", False, measured, advice)
+    if share > EDGE_WARN:
+        return CheckResult("focus", True, measured, advice, warning=True)
+    return CheckResult("focus", True, measured)
+
+
+def paper_level(grid: np.ndarray) -> float:
+    """Grey level of the printed paper: the bright part of the grid image."""
+    return float(np.percentile(grid.max(axis=2), 75))
+
+
+def exposure_check(grid: np.ndarray) -> CheckResult:
+    level = paper_level(grid)
+    clipped = float(np.mean(grid.min(axis=2) >= 250))
+    measured = f"paper at {level:.0f} of 255, {clipped:.0%} of the board clipped white"
+    if clipped > CLIPPED_FAIL:
+        return CheckResult("exposure", False, measured,
+                           "the picture is over-exposed: lower the camera's exposure or dim the lamp")
+    if level < PAPER_DARK:
+        return CheckResult("exposure", False, measured, "too dark: add light over the board or raise the exposure")
+    if level < PAPER_DIM:
+        return CheckResult("exposure", True, measured, "a little dark: more light will make reading surer",
+                           warning=True)
+    return CheckResult("exposure", True, measured)
+
+
+def glare_cells(grid: np.ndarray, px_per_cell: int, margin_px: int) -> list[Cell]:
+    """Cells more than GLARE_CELL clipped white (a reflection of the lamp)."""
+    p, m = px_per_cell, margin_px
+    clipped = grid[m:m + 10 * p, m:m + 10 * p].min(axis=2) >= 245
+    share = clipped.reshape(10, p, 10, p).mean(axis=(1, 3))
+    return [Cell(int(r), int(c)) for r, c in zip(*np.nonzero(share > GLARE_CELL), strict=True)]
+
+
+def glare_check(cells: list[Cell]) -> CheckResult:
+    if not cells:
+        return CheckResult("glare", True, "no reflections on the cells")
+    names = ", ".join(str(c) for c in cells[:8]) + (" ..." if len(cells) > 8 else "")
+    return CheckResult("glare", False, f"reflections on {len(cells)} cell(s): {names}",
+                       "turn the lamp away so its reflection leaves the board, or print on matt paper")
+
+
+def colour_check(samples: Samples | None) -> CheckResult:
+    if samples is None:
+        return CheckResult("colour separation", True, "not measured",
+                           f"lay a red tile on {RED_SAMPLE} and a black tile on {BLACK_SAMPLE} and calibrate "
+                           "again to learn this print's colours", warning=True)
+    redness_gap = samples.red_redness - samples.black_redness
+    body_gap = samples.paper_low - max(samples.red_low, samples.black_high)
+    measured = f"red vs black {redness_gap:.2f}, tiles vs paper {body_gap:.2f} (need {REDNESS_GAP} and {BODY_GAP})"
+    if redness_gap < REDNESS_GAP:
+        return CheckResult("colour separation", False, measured, "red and black tiles look alike in this light: "
+                           "use a whiter lamp, or print with stronger colour (no draft/economy mode)")
+    if body_gap < BODY_GAP:
+        return CheckResult("colour separation", False, measured, "tiles look too much like the paper: "
+                           "print darker (no draft mode) or reduce glare")
+    return CheckResult("colour separation", True, measured)
+
+
+def run_all(image: np.ndarray, finder: BoardFinder, found: FinderResult, grid: np.ndarray | None,
+            samples: Samples | None) -> list[CheckResult]:
+    """Every check for one frame (later checks only when a board was found)."""
+    checks = [markers_check(found)]
+    if found.pose is None or grid is None:
+        return checks
+    cell_px = finder.cell_px(found.pose)
+    geometry = finder.geometry
+    checks += [
+        in_frame_check(found.pose, finder.layout, image.shape),
+        cell_size_check(cell_px),
+        focus_check(edge_width_px(image, found.marker_corners), cell_px),
+        exposure_check(grid),
+        glare_check(glare_cells(grid, geometry.px_per_cell, geometry.margin_px)),
+        colour_check(samples),
+    ]
+    return checks

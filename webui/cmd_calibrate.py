@@ -1,0 +1,85 @@
+"""``thoughtwave calibrate (--camera SRC | --image F) [--out F]``: check the camera and board, write the profile."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from webui.errors import NotFound, UsageError
+
+#: Frames taken from a live camera: the best one is used (the first ones may still be adjusting).
+CAMERA_FRAMES = 12
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--camera", metavar="SRC", help="a camera: pi, usb:N, demo, file:VIDEO, dir:FOLDER")
+    source.add_argument("--image", metavar="FILE", help="a photo of the board from the camera's position")
+    parser.add_argument("--out", metavar="FILE",
+                        help="where to write the profile (default: profile.json in the state directory)")
+    parser.add_argument("--state-dir", metavar="DIR", help="the state directory (default: from the config)")
+    parser.add_argument("--config", metavar="FILE", help="the configuration file")
+    parser.add_argument("--force", action="store_true", help="write the profile even when a check fails")
+
+
+def default_profile_path(args: argparse.Namespace) -> Path:
+    """``profile.json`` in the state directory named by --state-dir or the configuration."""
+    from calibration.profile import FILE_NAME
+    if getattr(args, "state_dir", None):
+        return Path(args.state_dir) / FILE_NAME
+    from webui.config import ConfigError, load_config
+    try:
+        return load_config(Path(args.config) if getattr(args, "config", None) else None).state_dir / FILE_NAME
+    except ConfigError as err:
+        raise UsageError(str(err)) from None
+
+
+def _frames(args: argparse.Namespace) -> list:
+    import cv2
+    if args.image:
+        image = cv2.imread(args.image, cv2.IMREAD_COLOR)
+        if image is None:
+            raise UsageError(f"cannot read {args.image} as an image")
+        return [image]
+    from vision.sources import CameraError, open_source
+    try:
+        source = open_source(args.camera)
+    except (CameraError, ValueError, OSError) as err:
+        raise UsageError(f"cannot open camera {args.camera}: {err}") from None
+    frames = []
+    try:
+        for _ in range(CAMERA_FRAMES):
+            frame = source.read()
+            if frame is None:
+                break
+            frames.append(frame.image)
+    except CameraError as err:
+        raise UsageError(f"camera {args.camera} failed: {err}") from None
+    finally:
+        source.close()
+    if not frames:
+        raise UsageError(f"camera {args.camera} gave no pictures")
+    return frames
+
+
+def run(args: argparse.Namespace) -> int:
+    from calibration.calibrate import calibrate_frames
+    from calibration.profile import save_profile
+
+    out = Path(args.out) if args.out else default_profile_path(args)
+    result = calibrate_frames(_frames(args))
+    for check in result.checks:
+        print(check.line())
+    if result.profile is None:
+        raise NotFound("no board in the picture; nothing written")
+    if not result.ok and not args.force:
+        failed = ", ".join(c.name for c in result.checks if not c.ok)
+        print(f"calibration failed ({failed}): put that right and calibrate again; nothing written", file=sys.stderr)
+        return 1
+    try:
+        save_profile(result.profile, out)
+    except OSError as err:
+        raise UsageError(f"cannot write {out}: {err.strerror}") from None
+    print(f"profile written to {out}")
+    return 0
