@@ -645,13 +645,21 @@ def _printed(board: np.ndarray, alpha: np.ndarray, printing: Printing, seed: int
         lift = printing.ink_lift
         out = out * (1 - lift / 255.0) + lift * alpha
     if printing.paper_texture > 0:
-        rng = np.random.default_rng(seed)
-        w, h = size
-        fine = rng.standard_normal((h // 2 + 1, w // 2 + 1)).astype(np.float32)
-        fine = cv2.resize(fine, size, interpolation=cv2.INTER_LINEAR)
-        blotch = _smooth_noise(rng, size, (24, 18))
-        grain = 1.0 + printing.paper_texture * (0.6 * fine + 0.8 * blotch)
-        out = out * grain[..., None]
+        out = out * _paper_grain(seed, size, printing.paper_texture)
+    return out
+
+
+@lru_cache(maxsize=2)
+def _paper_grain(seed: int, size: tuple[int, int], amount: float) -> np.ndarray:
+    """Multiplicative paper grain, (h, w, 3) float32 (cached: a fixed camera sees the same paper every frame)."""
+    rng = np.random.default_rng(seed)
+    w, h = size
+    fine = rng.standard_normal((h // 2 + 1, w // 2 + 1)).astype(np.float32)
+    fine = cv2.resize(fine, size, interpolation=cv2.INTER_LINEAR)
+    blotch = _smooth_noise(rng, size, (24, 18))
+    grain = 1.0 + amount * (0.6 * fine + 0.8 * blotch)
+    out = cv2.merge([grain, grain, grain])
+    out.setflags(write=False)
     return out
 
 
@@ -668,13 +676,16 @@ def _table_texture(table: Table, size: tuple[int, int]) -> np.ndarray:
     rng = np.random.default_rng(table.seed)
     # The grain is broad, so a quarter-size field scaled up loses nothing.
     qw, qh = max(2, w // 4), max(2, h // 4)
-    warp = _smooth_noise(rng, (qw, qh), (6, 5))
     ys, xs = np.mgrid[0:qh, 0:qw].astype(np.float32)
     a = math.radians(table.angle_deg)
     across = (-xs * math.sin(a) + ys * math.cos(a)) / max(qw, qh)
-    grain = np.sin(across * 90.0 + 3.0 * warp) * 0.5 + 0.5
-    streaks = _smooth_noise(rng, (qw, qh), (5, 60) if abs(math.cos(a)) > 0.7 else (60, 5))
-    shade = cv2.resize(1.0 + table.grain * (0.18 * grain - 0.09 + 0.06 * streaks), size,
+    along = (xs * math.cos(a) + ys * math.sin(a)) / max(qw, qh)
+    # Grain lines run along the board's planks: a gently wandering stripe pattern plus fine streaks.
+    wander = cv2.resize(rng.standard_normal((4, 4)).astype(np.float32), (qw, qh), interpolation=cv2.INTER_CUBIC)
+    rings = np.sin(across * 160.0 + 2.0 * wander + 1.5 * np.sin(along * 7.0 + wander)) * 0.5 + 0.5
+    fine = cv2.GaussianBlur(rng.standard_normal((qh, qw)).astype(np.float32), (0, 0), 0.7)
+    streaks = cv2.filter2D(fine, -1, _line_kernel(25.0, table.angle_deg)) * 3.0
+    shade = cv2.resize(1.0 + table.grain * (0.16 * rings ** 3 - 0.05 + 0.07 * streaks), size,
                        interpolation=cv2.INTER_LINEAR)
     out = cv2.merge([shade * float(c) for c in table.bgr])
     out.setflags(write=False)
@@ -804,18 +815,22 @@ def _blurred(image: np.ndarray, optics: Optics) -> np.ndarray:
     sigma = math.hypot(0.5, optics.defocus)
     image = cv2.GaussianBlur(image, (0, 0), sigma)
     if optics.motion_px >= 1.0:
-        n = int(math.ceil(optics.motion_px)) | 1
-        kernel = np.zeros((n, n), np.float32)
-        c = (n - 1) / 2
-        a = math.radians(optics.motion_angle_deg)
-        half = optics.motion_px / 2
-        p0 = (c - half * math.cos(a), c - half * math.sin(a))
-        p1 = (c + half * math.cos(a), c + half * math.sin(a))
-        cv2.line(kernel, (round(p0[0] * 16), round(p0[1] * 16)), (round(p1[0] * 16), round(p1[1] * 16)),
-                 1.0, 1, cv2.LINE_AA, 4)
-        kernel /= max(1e-6, float(kernel.sum()))
-        image = cv2.filter2D(image, -1, kernel)
+        image = cv2.filter2D(image, -1, _line_kernel(optics.motion_px, optics.motion_angle_deg))
     return image
+
+
+def _line_kernel(length: float, angle_deg: float) -> np.ndarray:
+    """A normalised straight-line kernel ``length`` px long at ``angle_deg`` (motion blur, wood streaks)."""
+    n = int(math.ceil(length)) | 1
+    kernel = np.zeros((n, n), np.float32)
+    c = (n - 1) / 2
+    a = math.radians(angle_deg)
+    half = length / 2
+    p0 = (c - half * math.cos(a), c - half * math.sin(a))
+    p1 = (c + half * math.cos(a), c + half * math.sin(a))
+    cv2.line(kernel, (round(p0[0] * 16), round(p0[1] * 16)), (round(p1[0] * 16), round(p1[1] * 16)),
+             1.0, 1, cv2.LINE_AA, 4)
+    return kernel / max(1e-6, float(kernel.sum()))
 
 
 def _noisy(image: np.ndarray, sensor: Sensor, seed: int) -> np.ndarray:
