@@ -88,6 +88,19 @@ def test_each_tile_page_holds_one_full_set(a4_kit):
         assert len(faces) == 24
 
 
+@pytest.mark.parametrize("paper, cell_mm", [("letter", 40.0), ("a3", 20.0)])
+def test_all_48_tiles_are_printed_whatever_the_paper(tmp_path, paper, cell_mm):
+    path = tmp_path / "kit.pdf"
+    layout = BoardLayout(cell_mm)
+    summary = write_pdf(path, layout, paper=paper)
+    side = (layout.tile_mm + 2 * TILE_BLEED_MM) * PT
+    faces = 0
+    for size, content in _pdf_pages(path)[1 + summary.board_sheets:]:
+        assert size == pytest.approx(tuple(v * PT for v in PAPER_MM[paper]), abs=0.01)
+        faces += sum(abs(r[2] - side) < 0.01 and abs(r[3] - side) < 0.01 for r in _rects(content))
+    assert faces == 48
+
+
 def test_a_tile_set_matches_the_starting_inventory():
     for colour in Colour:
         pieces = tile_set(colour)

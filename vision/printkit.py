@@ -291,48 +291,73 @@ def _board_sheet(page: _Page, layout: BoardLayout, shapes: list, plan: SheetPlan
               _TEXT_BGR)
 
 
+def _tile_rows(cols: int) -> list[tuple[Kind, bool, list[Piece]]]:
+    """One player's tiles as rows of at most ``cols``: (kind, first row of its kind, pieces)."""
+    rows = []
+    pieces = tile_set(Colour.RED)
+    for kind in KINDS:
+        of_kind = [p for p in pieces if p.kind is kind]
+        for i in range(0, len(of_kind), cols):
+            rows.append((kind, i == 0, of_kind[i:i + cols]))
+    return rows
+
+
 def _tile_pages(canvas: Canvas, layout: BoardLayout, paper: str, progress: Progress) -> int:
-    """Both tile sets with cut lines; returns the number of pages drawn."""
+    """Both tile sets, grouped by kind with a count over each group, with cut lines; returns the pages drawn."""
     pw, ph = PAPER_MM[paper]
     edge = layout.tile_mm
     pitch = edge + 2 * TILE_BLEED_MM + TILE_GAP_MM
-    header = 22.0
-    cols = int((pw - 2 * PRINT_MARGIN_MM - 2 * TILE_GAP_MM) // pitch)
-    rows = int((ph - 2 * PRINT_MARGIN_MM - header - 2 * TILE_GAP_MM) // pitch)
-    per_page = cols * rows
-    pages = 0
+    header, caption = 22.0, 5.0
+    cols = int((pw - 2 * PRINT_MARGIN_MM) // pitch)
+    bottom = ph - PRINT_MARGIN_MM
+    rows = _tile_rows(cols)
+    # Paginate: a row needs a pitch, the first row of a kind also its caption.
+    pages_rows: list[list[tuple[Kind, bool, list[Piece]]]] = [[]]
+    y = PRINT_MARGIN_MM + header
+    for row in rows:
+        need = pitch + caption  # at most: the row and a caption (a kind's first row, or a page's first)
+        if y + need > bottom and pages_rows[-1]:
+            pages_rows.append([])
+            y = PRINT_MARGIN_MM + header
+        y += pitch + (caption if row[1] or not pages_rows[-1] else 0.0)
+        pages_rows[-1].append(row)
+    counts = ", ".join(f"{START_INVENTORY[k]} {_plural(k, START_INVENTORY[k])}" for k in KINDS)
+    left = (pw - cols * pitch) / 2 + TILE_GAP_MM / 2 + TILE_BLEED_MM
+    reach = TILE_GAP_MM / 2 + TILE_BLEED_MM  # cut lines run to the middle of each gap, meeting the next tile's
+    drawn = 0
     for colour in Colour:
-        pieces = tile_set(colour)
-        chunks = [pieces[i:i + per_page] for i in range(0, len(pieces), per_page)]
-        for n, chunk in enumerate(chunks):
+        for n, page_rows in enumerate(pages_rows):
             page = _Page(canvas, pw, ph)
-            counts = ", ".join(f"{START_INVENTORY[k]} {_plural(k, START_INVENTORY[k])}" for k in KINDS)
-            part = f" (page {n + 1} of {len(chunks)})" if len(chunks) > 1 else ""
+            part = f" (page {n + 1} of {len(pages_rows)})" if len(pages_rows) > 1 else ""
             page.text(f"{colour.title} tiles{part}: {sum(START_INVENTORY.values())} in all", PRINT_MARGIN_MM + 2,
                       PRINT_MARGIN_MM + 4, 4.0, _TEXT_BGR, align="left", bold=True)
             page.text(f"{counts}. Glue on card, then cut along the grey lines.", PRINT_MARGIN_MM + 2,
                       PRINT_MARGIN_MM + 11, 2.6, _TEXT_BGR, align="left")
             page.text(f"Tile edge {edge:.1f} mm; board cells {layout.cell_mm:g} mm. Print at 100% (actual size).",
                       PRINT_MARGIN_MM + 2, PRINT_MARGIN_MM + 16, 2.6, _TEXT_BGR, align="left")
-            used_rows = (len(chunk) + cols - 1) // cols
-            used_cols = min(cols, len(chunk))
-            left = (pw - used_cols * pitch) / 2 + TILE_GAP_MM / 2 + TILE_BLEED_MM
-            top = PRINT_MARGIN_MM + header + TILE_GAP_MM / 2 + TILE_BLEED_MM
-            over = TILE_GAP_MM / 2 + TILE_BLEED_MM + 2.0
-            # Cut lines first, full length: the tiles (with bleed) then cover them, leaving them in the gaps.
-            for j in range(used_cols):
-                for x in (left + j * pitch, left + j * pitch + edge):
-                    page.line(x, top - over, x, top + (used_rows - 1) * pitch + edge + over, 0.2, _CUT_LINE_BGR)
-            for i in range(used_rows):
-                for y in (top + i * pitch, top + i * pitch + edge):
-                    page.line(left - over, y, left + (used_cols - 1) * pitch + edge + over, y, 0.2, _CUT_LINE_BGR)
-            for k, piece in enumerate(chunk):
-                i, j = divmod(k, cols)
-                _draw_tile(page, colour, piece, left + j * pitch, top + i * pitch, edge)
+            y = PRINT_MARGIN_MM + header
+            for i, (kind, first, pieces) in enumerate(page_rows):
+                if first or i == 0:
+                    count = START_INVENTORY[kind]
+                    more = "" if first else " (continued)"
+                    page.text(f"{count} {_plural(kind, count)}{more}", left, y + caption / 2, 2.4, _TEXT_BGR,
+                              align="left", bold=True)
+                    y += caption
+                top = y + TILE_GAP_MM / 2 + TILE_BLEED_MM
+                # Cut lines first: the tiles, printed with bleed, cover them, so they show only in the gaps.
+                for j in range(len(pieces)):
+                    for x in (left + j * pitch, left + j * pitch + edge):
+                        page.line(x, top - reach, x, top + edge + reach, 0.2, _CUT_LINE_BGR)
+                for yy in (top, top + edge):
+                    page.line(left - reach, yy, left + (len(pieces) - 1) * pitch + edge + reach, yy, 0.2,
+                              _CUT_LINE_BGR)
+                for j, piece in enumerate(pieces):
+                    _draw_tile(page, colour, piece, left + j * pitch, top, edge)
+                y += pitch
             canvas.showPage()
-            pages += 1
-            progress(f"{colour} tiles page {n + 1}/{len(chunks)}")
-    return pages
+            drawn += 1
+            progress(f"{colour} tiles page {n + 1}/{len(pages_rows)}")
+    return drawn
 
 
 def _plural(kind: Kind, count: int) -> str:
