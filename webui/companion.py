@@ -81,21 +81,22 @@ class ScriptFrame:
 
 
 class ScriptedSource:
-    """Frames with no picture at ``fps`` (``fps=0``: as fast as they are read)."""
+    """Frames with no picture at ``fps``; with ``realtime`` False they come at once, their times still
+    ``index / fps`` (a fast clock for tests)."""
 
-    def __init__(self, fps: float = 10.0) -> None:
+    def __init__(self, fps: float = 10.0, realtime: bool = True) -> None:
         self.fps = fps
+        self.realtime = realtime
         self._index = 0
         self._start = time.monotonic()
 
     def read(self) -> ScriptFrame:
-        if self.fps > 0:
-            due = self._start + self._index / self.fps
-            delay = due - time.monotonic()
+        if self.realtime and self.fps > 0:
+            delay = self._start + self._index / self.fps - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
         self._index += 1
-        return ScriptFrame(self._index, time.monotonic() - self._start)
+        return ScriptFrame(self._index, self._index / self.fps if self.fps > 0 else 0.0)
 
     def close(self) -> None:
         pass
@@ -119,7 +120,8 @@ class ScriptedGame:
         self.frames = 0
         self.board: dict[Cell, tuple[Colour, Piece]] = {}
         self.hand_steps = 0
-        self.hand_since: float | None = None
+        self.hand_since: float | None = None   # frame time the hand came
+        self.t = 0.0                            # frame time now
         self.waiting = 0
 
     def watcher(self, referee: Referee, resumed: bool) -> ScriptedWatcher:
@@ -138,11 +140,14 @@ class ScriptedWatcher:
 
     @property
     def hand_seconds(self) -> float:
+        """How long the hand has lain over the pretend board, in frame time."""
         since = self.game.hand_since
-        return 0.0 if since is None else time.monotonic() - since
+        return 0.0 if since is None else self.game.t - since
 
     def feed(self, frame: Any) -> list[dict]:
         game = self.game
+        t = getattr(frame, "t", None)
+        game.t = float(t) if isinstance(t, int | float) else game.t
         if not self._looked:  # a camera's first steady view: the board as it lies now
             self._looked = True
             return self._observe()
@@ -176,7 +181,7 @@ class ScriptedWatcher:
                 game.board.pop(Cell.parse(rest), None)
             elif word == "hand":
                 game.hand_steps = max(1, int(rest or 1))
-                game.hand_since = time.monotonic()
+                game.hand_since = game.t
                 self.status = "hand"
                 return [{"event": "hand", "message": "a hand is over the board"}]
             elif word == "wait":
@@ -370,7 +375,7 @@ class Companion:
             log.warning("camera lost (%s); retrying in %.1f s", reason, delay)
         with self._lock:
             self._camera = {"state": "lost", "message": f"camera lost: {reason}", "fps": 0.0,
-                            "retry_in": round(delay, 1)}
+                            "retry_in": round(delay, 2)}
             self._publish()
         self._stop.wait(delay)
 
@@ -631,14 +636,16 @@ class Companion:
         if shown_piece and not shown_colour:
             raise ControlError("say whose piece it is: red or black")
         with self._lock:
+            events: list[dict] = []
             standing = any(e.outcome is not Outcome.REJECTED and e.move.endswith(f"@{target}")
                            for e in self.log.entries)
             table = getattr(self.watcher, "table", None)
             if not standing and isinstance(table, Table):
                 # Not yet ruled on: let the table see the truth and rule on it like any placement.
                 truth = (Colour(shown_colour), Piece.parse(shown_piece)) if shown_piece and shown_colour else None
-                self._handle([e.to_json() for e in table.correct(target, truth)], time.time())
-            else:
+                events = [e.to_json() for e in table.correct(target, truth)]
+                self._handle(events, time.time())
+            if standing or not isinstance(table, Table) or not events:
                 if not standing and shown_piece is None:
                     raise ControlError(f"the game has nothing on {target} to take away")
                 self.store.add_correction(self.game.id, str(target), shown_colour, shown_piece)

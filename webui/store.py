@@ -85,7 +85,8 @@ def rules_from_json(data: dict, base: Rules | None = None) -> Rules:
     if first_text not in ("red", "black"):
         raise ValueError("first must be red or black")
     inventory = {c: dict(base.inventory[c]) for c in Colour}
-    given = data.get("inventory") or {}
+    given = data.get("inventory")
+    given = {} if given is None else given
     if not isinstance(given, dict):
         raise ValueError("inventory must be an object of colours")
     for colour_text, counts in given.items():
