@@ -5,6 +5,7 @@
 #   sudo bash systemd/install.sh --uninstall  remove service, venv and user; keep games and config
 #   sudo bash systemd/install.sh --uninstall --purge   ... and delete games and config too
 #   bash systemd/install.sh --dry-run         print every command it would run, change nothing
+#   bash systemd/install.sh --force --root DIR    write the files under DIR; no apt, users or systemctl
 #
 # Target: Raspberry Pi OS Bookworm 64-bit on a Pi 4 or 5 (3B+ works, slower). What it sets up:
 #   apt packages   python3-venv, python3-picamera2 (libcamera comes with it), curl, sqlite3,
@@ -21,16 +22,8 @@
 # Tests point THOUGHTWAVE_MODEL_FILE at a fake device-tree model to exercise the Pi path.
 set -euo pipefail
 
-PREFIX=/opt/thoughtwave
-VENV="$PREFIX/venv"
 SERVICE_USER=thoughtwave
-CONFIG_DIR=/etc/thoughtwave
-CONFIG="$CONFIG_DIR/config.toml"
-KIOSK_ENV="$CONFIG_DIR/kiosk.env"
-STATE_DIR=/var/lib/thoughtwave
-UNIT_DIR=/etc/systemd/system
-USER_UNIT_DIR=/etc/systemd/user
-AUTOSTART_DIR=/etc/xdg/autostart
+HOME_DIR=/var/lib/thoughtwave      # the service user's home: systemd's StateDirectory=
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 SOURCE="$(dirname "$HERE")"
@@ -41,6 +34,7 @@ FORCE=0
 UNINSTALL=0
 PURGE=0
 KIOSK=auto
+DEST=""
 
 usage() {
     sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -54,6 +48,9 @@ options:
   --no-kiosk     do not install the full-screen browser
   --kiosk        install the full-screen browser even if no desktop is detected
   --source DIR   the checkout to install (default: the one holding this script)
+  --root DIR     put every file under DIR instead of /, and run no apt, user or systemctl command
+                 (for tests and for reading what would be written; a venv cannot be moved, so
+                 this does not build an SD card image)
   -h, --help     this text
 EOF
 }
@@ -74,25 +71,39 @@ run() {
     fi
 }
 
+# Commands that act on the machine as a whole (packages, users, services, owners): not under --root.
+system() {
+    if [[ -n "$DEST" ]]; then
+        printf '(--root: skipped)'
+        printf ' %q' "$@"
+        printf '\n'
+    else
+        run "$@"
+    fi
+}
+
 # put_file MODE OWNER:GROUP DEST: write standard input to DEST atomically, only if it differs.
 put_file() {
     local mode=$1 owner=$2 dest=$3 tmp
+    local -a owner_args=(-o "${owner%%:*}" -g "${owner##*:}")
+    [[ -n "$DEST" ]] && owner_args=()
     tmp="$(mktemp)"
     cat >"$tmp"
     if [[ -f "$dest" ]] && cmp -s "$tmp" "$dest"; then
         rm -f "$tmp"
         run chmod "$mode" "$dest"
-        run chown "$owner" "$dest"
+        system chown "$owner" "$dest"
         say "$dest unchanged"
         return
     fi
     if (( DRY_RUN )); then
-        printf '+ install -D -m %s -o %s -g %s <%s> %q\n' "$mode" "${owner%%:*}" "${owner##*:}" \
-            "$(wc -l <"$tmp" | tr -d ' ') lines" "$dest"
+        local shown="" arg
+        for arg in "${owner_args[@]}"; do shown+=" $arg"; done
+        printf '+ install -D -m %s%s <%s> %q\n' "$mode" "$shown" "$(wc -l <"$tmp" | tr -d ' ') lines" "$dest"
         rm -f "$tmp"
         return
     fi
-    install -D -m "$mode" -o "${owner%%:*}" -g "${owner##*:}" "$tmp" "$dest.new"
+    install -D -m "$mode" "${owner_args[@]}" "$tmp" "$dest.new"
     mv -f "$dest.new" "$dest"
     rm -f "$tmp"
     say "wrote $dest"
@@ -110,6 +121,11 @@ while (( $# )); do
             (( $# >= 2 )) || die "--source needs a directory" 2
             SOURCE="$(cd "$2" 2>/dev/null && pwd)" || die "--source $2: no such directory" 2
             shift ;;
+        --root)
+            (( $# >= 2 )) || die "--root needs a directory" 2
+            DEST="$(cd "$2" 2>/dev/null && pwd)" || die "--root $2: no such directory" 2
+            [[ "$DEST" != / ]] || DEST=""
+            shift ;;
         -h|--help) usage; exit 0 ;;
         *) die "unknown option $1 (try --help)" 2 ;;
     esac
@@ -117,10 +133,21 @@ while (( $# )); do
 done
 (( PURGE && ! UNINSTALL )) && die "--purge only goes with --uninstall" 2
 
-if (( ! DRY_RUN )) && [[ "$(id -u)" != 0 ]]; then
+PREFIX="$DEST/opt/thoughtwave"
+VENV="$PREFIX/venv"
+CONFIG_DIR="$DEST/etc/thoughtwave"
+CONFIG="$CONFIG_DIR/config.toml"
+KIOSK_ENV="$CONFIG_DIR/kiosk.env"
+STATE_DIR="$DEST$HOME_DIR"
+UNIT_DIR="$DEST/etc/systemd/system"
+USER_UNIT_DIR="$DEST/etc/systemd/user"
+AUTOSTART_DIR="$DEST/etc/xdg/autostart"
+
+if (( ! DRY_RUN )) && [[ -z "$DEST" && "$(id -u)" != 0 ]]; then
     die "run it as root: sudo bash $0 ${ARGS[*]}   (or --dry-run to see what it would do)" 2
 fi
 (( DRY_RUN )) && say "dry run: nothing will be changed"
+[[ -n "$DEST" ]] && say "installing the files under $DEST"
 
 # --- is this a Raspberry Pi? ------------------------------------------------------------------
 model=""
@@ -141,15 +168,16 @@ fi
 
 # --- uninstall --------------------------------------------------------------------------------
 if (( UNINSTALL )); then
-    if [[ -e "$UNIT_DIR/thoughtwave.service" ]] || systemctl cat thoughtwave.service >/dev/null 2>&1; then
-        run systemctl disable --now thoughtwave.service
+    if [[ -n "$DEST" || -e "$UNIT_DIR/thoughtwave.service" ]] || systemctl cat thoughtwave.service >/dev/null 2>&1
+    then
+        system systemctl disable --now thoughtwave.service
     fi
     run rm -f "$UNIT_DIR/thoughtwave.service" "$USER_UNIT_DIR/thoughtwave-kiosk.service" \
         "$AUTOSTART_DIR/thoughtwave-kiosk.desktop" "$KIOSK_ENV"
-    run systemctl daemon-reload
+    system systemctl daemon-reload
     run rm -rf "$PREFIX"
-    if getent passwd "$SERVICE_USER" >/dev/null; then
-        run userdel "$SERVICE_USER"
+    if [[ -n "$DEST" ]] || getent passwd "$SERVICE_USER" >/dev/null; then
+        system userdel "$SERVICE_USER"
     fi
     if (( PURGE )); then
         run rm -rf "$STATE_DIR" "$CONFIG_DIR"
@@ -178,37 +206,42 @@ if [[ "$KIOSK" == auto ]]; then
 fi
 
 has_candidate() { apt-cache policy "$1" 2>/dev/null | grep -q 'Candidate: [^(]'; }
-packages=(python3-venv python3-pip curl sqlite3 ca-certificates)
-if has_candidate python3-picamera2; then
-    packages+=(python3-picamera2)
+packages=()
+if [[ -n "$DEST" ]]; then
+    say "--root: apt packages are left alone"
 else
-    warn "python3-picamera2 is not in this machine's apt sources: the Pi camera will not work (usb:N and files will)"
-fi
-if [[ "$KIOSK" == yes ]]; then
-    # Raspberry Pi OS Bookworm calls it chromium-browser; Debian and newer Pi OS call it chromium.
-    if has_candidate chromium-browser; then packages+=(chromium-browser); else packages+=(chromium); fi
-fi
-missing=()
-for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if (( ${#missing[@]} )); then
-    say "apt packages to install: ${missing[*]}"
-    run apt-get update
-    run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
-else
-    say "apt packages already installed"
+    packages=(python3-venv python3-pip curl sqlite3 ca-certificates)
+    if has_candidate python3-picamera2; then
+        packages+=(python3-picamera2)
+    else
+        warn "python3-picamera2 is not in this machine's apt sources: the Pi camera will not work (usb:N and files will)"
+    fi
+    if [[ "$KIOSK" == yes ]]; then
+        # Raspberry Pi OS Bookworm calls it chromium-browser; Debian and newer Pi OS call it chromium.
+        if has_candidate chromium-browser; then packages+=(chromium-browser); else packages+=(chromium); fi
+    fi
+    missing=()
+    for p in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    if (( ${#missing[@]} )); then
+        say "apt packages to install: ${missing[*]}"
+        system apt-get update
+        system env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+    else
+        say "apt packages already installed"
+    fi
 fi
 
 # --- the service user -------------------------------------------------------------------------
 if getent passwd "$SERVICE_USER" >/dev/null; then
     if ! id -nG "$SERVICE_USER" | tr ' ' '\n' | grep -qx video; then
-        run usermod -a -G video "$SERVICE_USER"
+        system usermod -a -G video "$SERVICE_USER"
     fi
     say "user $SERVICE_USER exists"
 else
-    getent group video >/dev/null || run groupadd --system video
-    run useradd --system --user-group --groups video --home-dir "$STATE_DIR" --no-create-home \
+    getent group video >/dev/null || system groupadd --system video
+    system useradd --system --user-group --groups video --home-dir "$HOME_DIR" --no-create-home \
         --shell /usr/sbin/nologin --comment "Thoughtwave companion" "$SERVICE_USER"
 fi
 
@@ -250,14 +283,14 @@ else
 fi
 
 # --- configuration ----------------------------------------------------------------------------
-run install -d -m 0755 -o root -g root "$CONFIG_DIR"
+if [[ -n "$DEST" ]]; then run install -d -m 0755 "$CONFIG_DIR"; else run install -d -m 0755 -o root -g root "$CONFIG_DIR"; fi
 if [[ -e "$CONFIG" ]]; then
     say "$CONFIG exists: kept as it is"
     if (( ! DRY_RUN )); then
         "$VENV/bin/python" -c 'import sys; from pathlib import Path; from webui.config import load_config
 load_config(Path(sys.argv[1]))' "$CONFIG" || die "fix $CONFIG (the line above names the key), then run this again"
     fi
-    run chown "root:$SERVICE_USER" "$CONFIG"
+    system chown "root:$SERVICE_USER" "$CONFIG"
     run chmod 0640 "$CONFIG"
 else
     if (( DRY_RUN )); then
@@ -293,13 +326,17 @@ if [[ "$KIOSK" == yes ]]; then
     put_file 0644 root:root "$AUTOSTART_DIR/thoughtwave-kiosk.desktop" <"$HERE/thoughtwave-kiosk.desktop"
     printf 'THOUGHTWAVE_URL=%s\n' "$url" | put_file 0644 root:root "$KIOSK_ENV"
 fi
-run systemctl daemon-reload
-run systemctl enable thoughtwave.service
+system systemctl daemon-reload
+system systemctl enable thoughtwave.service
 # restart, not start: an update must replace the running code.
-run systemctl restart thoughtwave.service
+system systemctl restart thoughtwave.service
 
 if (( DRY_RUN )); then
     say "dry run done: nothing was changed"
+    exit 0
+fi
+if [[ -n "$DEST" ]]; then
+    say "files installed under $DEST; the display would be at $url"
     exit 0
 fi
 sleep 3

@@ -335,3 +335,108 @@ def test_help_describes_the_options(tmp_path):
     assert result.returncode == 0
     for option in ("--dry-run", "--force", "--uninstall", "--purge", "--no-kiosk"):
         assert option in result.stdout
+
+
+# --- a real run, staged under --root ----------------------------------------------------------
+
+def staged_root(tmp_path: Path) -> tuple[Path, Path]:
+    """A root directory whose venv already exists: its python is this project's, its pip only logs."""
+    root, pip_log = tmp_path / "root", tmp_path / "pip.log"
+    venv = root / "opt" / "thoughtwave" / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("include-system-site-packages = true\n")
+    (venv / "bin" / "python").write_text(f'#!/bin/sh\nexec {Path(os.sys.executable)} "$@"\n')
+    (venv / "bin" / "pip").write_text(f'#!/bin/sh\necho "pip $*" >> "{pip_log}"\n')
+    for tool in ("python", "pip"):
+        (venv / "bin" / tool).chmod(0o755)
+    pip_log.touch()
+    return root, pip_log
+
+
+# Only the system-wide commands are stubs here; install, mv, chmod and rm really write under --root.
+SYSTEM_WIDE = ("apt-get", "useradd", "usermod", "userdel", "groupadd", "systemctl", "chown", "chgrp")
+
+
+def run_staged(tmp_path: Path, root: Path, *args: str) -> tuple[subprocess.CompletedProcess, list[str]]:
+    bin_dir, log = tmp_path / "sysbin", tmp_path / "system.log"
+    if not bin_dir.exists():
+        bin_dir.mkdir()
+        for name in SYSTEM_WIDE:
+            (bin_dir / name).write_text(f'#!/bin/sh\necho "{name} $*" >> "{log}"\n')
+            (bin_dir / name).chmod(0o755)
+        log.touch()
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "TMPDIR": str(tmp_path)}
+    env.pop("THOUGHTWAVE_MODEL_FILE", None)
+    result = subprocess.run(["bash", str(INSTALL), "--force", "--root", str(root), *args], capture_output=True,
+                            text=True, env=env, timeout=120, stdin=subprocess.DEVNULL)
+    return result, log.read_text().splitlines()
+
+
+def test_install_writes_a_valid_config_with_a_fresh_pin_and_a_second_run_changes_nothing(tmp_path):
+    from webui.config import load_config
+
+    root, pip_log = staged_root(tmp_path)
+    first, system_calls = run_staged(tmp_path, root, "--kiosk")
+    assert first.returncode == 0, first.stderr
+    config_path = root / "etc" / "thoughtwave" / "config.toml"
+    assert config_path.stat().st_mode & 0o777 == 0o640
+    config = load_config(config_path, environ={"STATE_DIRECTORY": "/var/lib/thoughtwave"})
+    assert config.camera.source == "pi"
+    assert re.fullmatch(r"\d{6}", config.server.pin or "")
+    assert f"the PIN that unlocks changes on the display is: {config.server.pin}" in first.stdout
+    unit = root / "etc" / "systemd" / "system" / "thoughtwave.service"
+    assert unit.read_text() == SERVICE.read_text() and unit.stat().st_mode & 0o777 == 0o644
+    assert (root / "etc/systemd/user/thoughtwave-kiosk.service").read_text() == KIOSK.read_text()
+    assert (root / "etc/xdg/autostart/thoughtwave-kiosk.desktop").read_text() == DESKTOP.read_text()
+    assert (root / "etc/thoughtwave/kiosk.env").read_text() == "THOUGHTWAVE_URL=http://127.0.0.1:8080/\n"
+    assert pip_log.read_text().splitlines() == [
+        f"pip install --disable-pip-version-check --quiet {ROOT}",
+        f"pip install --disable-pip-version-check --quiet --no-deps --force-reinstall {ROOT}",
+    ]
+    assert system_calls == []                      # --root: no apt, no users, no systemctl
+    assert "(--root: skipped) systemctl enable thoughtwave.service" in first.stdout
+
+    # The owner edits the config; running the installer again (an update) keeps it, PIN and all.
+    edited = config_path.read_text().replace("# port = 8080", "port = 9090").replace(
+        '# host = "127.0.0.1"', 'host = "0.0.0.0"')
+    config_path.write_text(edited)
+    second, system_calls = run_staged(tmp_path, root, "--kiosk")
+    assert second.returncode == 0, second.stderr
+    assert config_path.read_text() == edited
+    assert "PIN" not in second.stdout
+    assert f"{config_path} exists: kept as it is" in second.stdout
+    assert f"{unit} unchanged" in second.stdout
+    # The kiosk follows the port; a server on every interface is reached through loopback.
+    assert (root / "etc/thoughtwave/kiosk.env").read_text() == "THOUGHTWAVE_URL=http://127.0.0.1:9090/\n"
+    assert system_calls == []
+
+
+def test_a_broken_config_stops_an_update_and_names_the_key(tmp_path):
+    root, _ = staged_root(tmp_path)
+    config_path = root / "etc" / "thoughtwave" / "config.toml"
+    config_path.parent.mkdir(parents=True)
+    config_path.write_text("[server]\nport = 99999\n")
+    result, _ = run_staged(tmp_path, root, "--no-kiosk")
+    assert result.returncode == 1
+    assert "[server] port: must be 1-65535, got 99999" in result.stderr
+    assert not (root / "etc" / "systemd" / "system" / "thoughtwave.service").exists()
+
+
+def test_uninstall_removes_the_program_and_keeps_the_games_until_purged(tmp_path):
+    root, _ = staged_root(tmp_path)
+    assert run_staged(tmp_path, root, "--kiosk")[0].returncode == 0
+    games = root / "var" / "lib" / "thoughtwave" / "games.sqlite3"
+    games.parent.mkdir(parents=True)
+    games.write_bytes(b"SQLite format 3\0")
+
+    kept, _ = run_staged(tmp_path, root, "--uninstall")
+    assert kept.returncode == 0, kept.stderr
+    assert not (root / "opt" / "thoughtwave").exists()
+    for gone in ("etc/systemd/system/thoughtwave.service", "etc/systemd/user/thoughtwave-kiosk.service",
+                 "etc/xdg/autostart/thoughtwave-kiosk.desktop", "etc/thoughtwave/kiosk.env"):
+        assert not (root / gone).exists(), gone
+    assert games.exists() and (root / "etc" / "thoughtwave" / "config.toml").exists()
+
+    purged, _ = run_staged(tmp_path, root, "--uninstall", "--purge")
+    assert purged.returncode == 0, purged.stderr
+    assert not games.parent.exists() and not (root / "etc" / "thoughtwave").exists()
