@@ -3,6 +3,8 @@
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.cells import CELLS, Cell
 from engine.pieces import ALL_PIECES, DIRECTIONS, Colour, E, N, Piece, S, W
@@ -191,3 +193,13 @@ def test_a_terminator_is_hub_plus_one_arm():
     assert tuple(image[50, 50]) == WAVE_BGR  # hub
     assert tuple(image[50, 76]) == BLACK_BGR  # beyond the hub (radius 22) to the east: no arm
     assert tuple(image[10, 50]) == WAVE_BGR  # the north arm
+
+
+@settings(max_examples=60, deadline=None)
+@given(size=st.integers(16, 160), colour=st.sampled_from(list(Colour)), piece=st.sampled_from(ALL_PIECES))
+def test_at_any_size_the_wave_reaches_exactly_the_armed_edges(size, colour, piece):
+    image = tile_image(colour, piece, size)
+    assert image.shape == (size, size, 3)
+    background = RED_BGR if colour is Colour.RED else BLACK_BGR
+    for d in DIRECTIONS:
+        assert _edge_midpoint(image, d) == (WAVE_BGR if piece.has(d) else background)
