@@ -109,6 +109,14 @@ put_file() {
     say "wrote $dest"
 }
 
+# copy_source FROM TO: the checkout without git, venv, caches and build products.
+# shellcheck disable=SC2317  # only ever called through run
+copy_source() {
+    tar -C "$1" --exclude-vcs --exclude=./.venv --exclude=./build --exclude='*.egg-info' \
+        --exclude=__pycache__ --exclude=.pytest_cache --exclude=.ruff_cache --exclude=.hypothesis \
+        --exclude=./state --exclude=./out --exclude=./kit --exclude=./bench/data -cf - . | tar -C "$2" -xf -
+}
+
 while (( $# )); do
     case "$1" in
         --dry-run) DRY_RUN=1 ;;
@@ -257,8 +265,13 @@ else
 fi
 # picamera2 comes from apt, so the [pi] extra is not installed. The second, --no-deps pass
 # replaces the project even when its version number did not change (an update from git).
-run "$VENV/bin/pip" install --disable-pip-version-check --quiet "$SOURCE"
-run "$VENV/bin/pip" install --disable-pip-version-check --quiet --no-deps --force-reinstall "$SOURCE"
+# pip builds inside the tree it is given (build/, *.egg-info): as root in the user's checkout that
+# leaves root-owned files behind that break their next `make`. So it builds a clean copy.
+BUILD_DIR="$(mktemp -d)"
+trap 'rm -rf "$BUILD_DIR"' EXIT
+run copy_source "$SOURCE" "$BUILD_DIR"
+run "$VENV/bin/pip" install --disable-pip-version-check --quiet "$BUILD_DIR"
+run "$VENV/bin/pip" install --disable-pip-version-check --quiet --no-deps --force-reinstall "$BUILD_DIR"
 if [[ -f "$SOURCE/README.md" ]]; then
     put_file 0644 root:root "$PREFIX/README.md" <"$SOURCE/README.md"
 fi

@@ -258,7 +258,11 @@ def test_a_forced_dry_run_prints_every_step_and_touches_nothing(tmp_path):
     steps = commands(result.stdout)
     text = "\n".join(steps)
     assert re.search(r"^python3 -m venv --system-site-packages .*/opt/thoughtwave/venv$", text, re.MULTILINE)
-    assert f"/opt/thoughtwave/venv/bin/pip install --disable-pip-version-check --quiet {ROOT}" in text
+    # pip builds a clean copy, so no root-owned build/ or *.egg-info is left in the checkout.
+    copy = re.search(rf"^copy_source {re.escape(str(ROOT))} (\S+)$", text, re.MULTILINE)
+    assert copy and copy.group(1).startswith(str(tmp_path))
+    assert f"/opt/thoughtwave/venv/bin/pip install --disable-pip-version-check --quiet {copy.group(1)}" in text
+    assert not Path(copy.group(1)).exists()            # the copy is tidied away on exit
     assert "/etc/thoughtwave/config.toml" in text and "-m 0640 -o root -g thoughtwave" in text
     assert "install -D -m 0644 -o root -g root" in text and "/etc/systemd/system/thoughtwave.service" in text
     if before["user"] != 0:
@@ -346,7 +350,12 @@ def staged_root(tmp_path: Path) -> tuple[Path, Path]:
     (venv / "bin").mkdir(parents=True)
     (venv / "pyvenv.cfg").write_text("include-system-site-packages = true\n")
     (venv / "bin" / "python").write_text(f'#!/bin/sh\nexec {Path(os.sys.executable)} "$@"\n')
-    (venv / "bin" / "pip").write_text(f'#!/bin/sh\necho "pip $*" >> "{pip_log}"\n')
+    # The stub notes whether what it was given to build is a clean copy: the project, no venv, no git.
+    (venv / "bin" / "pip").write_text(
+        '#!/bin/sh\nfor last; do :; done\nnote=unclean\n'
+        'if [ -f "$last/pyproject.toml" ] && [ -d "$last/webui" ] && [ ! -e "$last/.venv" ] && [ ! -e "$last/.git" ]; '
+        'then note=clean; fi\n'
+        f'echo "pip $* ($note)" >> "{pip_log}"\n')
     for tool in ("python", "pip"):
         (venv / "bin" / tool).chmod(0o755)
     pip_log.touch()
@@ -389,10 +398,11 @@ def test_install_writes_a_valid_config_with_a_fresh_pin_and_a_second_run_changes
     assert (root / "etc/systemd/user/thoughtwave-kiosk.service").read_text() == KIOSK.read_text()
     assert (root / "etc/xdg/autostart/thoughtwave-kiosk.desktop").read_text() == DESKTOP.read_text()
     assert (root / "etc/thoughtwave/kiosk.env").read_text() == "THOUGHTWAVE_URL=http://127.0.0.1:8080/\n"
-    assert pip_log.read_text().splitlines() == [
-        f"pip install --disable-pip-version-check --quiet {ROOT}",
-        f"pip install --disable-pip-version-check --quiet --no-deps --force-reinstall {ROOT}",
-    ]
+    installs = pip_log.read_text().splitlines()
+    copy = installs[0].split()[-2]
+    assert copy.startswith(str(tmp_path))             # a copy of the checkout, never the checkout itself
+    assert installs == [f"pip install --disable-pip-version-check --quiet {copy} (clean)",
+                        f"pip install --disable-pip-version-check --quiet --no-deps --force-reinstall {copy} (clean)"]
     assert system_calls == []                      # --root: no apt, no users, no systemctl
     assert "(--root: skipped) systemctl enable thoughtwave.service" in first.stdout
 
