@@ -461,8 +461,8 @@ def render(scene: Scene) -> tuple[np.ndarray, GroundTruth]:
     projector = _Projector(camera)
     ppm = _texture_ppm(projector, scene.layout)
     texture = _board_with_tiles(scene, ppm)
-    map_x, map_y = _texture_maps(camera, ppm)
-    board = cv2.remap(texture, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    map_xy, map_fraction = _texture_maps(camera, ppm)
+    board = cv2.remap(texture, map_xy, map_fraction, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     board = board.astype(np.float32)
     alpha = board[..., 3:4] * (1.0 / 255.0)
     colour = _printed(board[..., :3], alpha, scene.printing, scene.seed, (w, h))
@@ -494,13 +494,17 @@ def render(scene: Scene) -> tuple[np.ndarray, GroundTruth]:
 
 
 def _texture_ppm(projector: _Projector, layout: BoardLayout) -> int:
-    """Texture resolution: about 1.6 texture pixels per frame pixel where the board is nearest, 3..8 px/mm."""
+    """Texture px/mm: at least 1.6 texture pixels per frame pixel where the board is nearest (3, 4, 6 or 8)."""
     size = layout.width_mm
     grid = np.array([[x, y] for x in (0, size / 2, size) for y in (0, size / 2, size)], float)
     step = np.array([[5.0, 0.0]])
     a, b = projector.project(grid), projector.project(grid + step)
     frame_ppm = float(np.nanmax(np.linalg.norm(b - a, axis=1)) / 5.0)
-    return int(min(8, max(3, math.ceil(1.6 * frame_ppm))))
+    # A few fixed steps, so that the cached board textures and tile images cover every camera.
+    return next((ppm for ppm in _TEXTURE_PPMS if ppm >= 1.6 * frame_ppm), _TEXTURE_PPMS[-1])
+
+
+_TEXTURE_PPMS = (3, 4, 6, 8)
 
 
 _BOARD_CACHE: OrderedDict[tuple, np.ndarray] = OrderedDict()
@@ -520,9 +524,9 @@ def _board_texture(layout: BoardLayout, ppm: int, red_sides: str) -> np.ndarray:
     return _BOARD_CACHE[key]
 
 
-@lru_cache(maxsize=128)
+@lru_cache(maxsize=2 * 15 * len(_TEXTURE_PPMS))
 def _tile(colour: Colour, piece: Piece, size_px: int) -> np.ndarray:
-    image = tile_image(colour, piece, size_px).astype(np.float32)
+    image = tile_image(colour, piece, size_px)
     image.setflags(write=False)
     return image
 
@@ -556,7 +560,7 @@ def _board_with_tiles(scene: Scene, ppm: int) -> np.ndarray:
         m[:, 2] = [cx - x0, cy - y0] - m[:, :2] @ [centre_src, centre_src]
         size = (x1 - x0, y1 - y0)
         face = cv2.warpAffine(_tile(colour, piece, tile_px), m, size, flags=cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+                              borderMode=cv2.BORDER_CONSTANT, borderValue=0).astype(np.float32)
         ones = np.ones((tile_px, tile_px), np.float32)
         cover = cv2.warpAffine(ones, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
         shifted = m.copy()
@@ -581,7 +585,13 @@ def _texture_maps(camera: Camera, ppm: int) -> tuple[np.ndarray, np.ndarray]:
         _MAP_CACHE.move_to_end(key)
         return _MAP_CACHE[key]
     w, h = camera.resolution
-    ideal_x, ideal_y = _undistort_grid(camera)
+    # The map is smooth (a homography after a radial distortion), so it is computed every STEP pixels and
+    # scaled up. The coarse grid reaches one sample beyond each frame edge, so that after cv2.resize
+    # (which puts coarse sample i at fine pixel (i + 0.5) * STEP - 0.5) the frame is pure interpolation.
+    step = _MAP_STEP
+    cw, ch = math.ceil(w / step) + 2, math.ceil(h / step) + 2
+    xs, ys = np.meshgrid((np.arange(cw) - 0.5) * step - 0.5, (np.arange(ch) - 0.5) * step - 0.5)
+    ideal_x, ideal_y = _undistorted(camera, xs, ys)
     inverse = np.linalg.inv(camera.board_to_image())
     bx = inverse[0, 0] * ideal_x + inverse[0, 1] * ideal_y + inverse[0, 2]
     by = inverse[1, 0] * ideal_x + inverse[1, 1] * ideal_y + inverse[1, 2]
@@ -589,25 +599,26 @@ def _texture_maps(camera: Camera, ppm: int) -> tuple[np.ndarray, np.ndarray]:
     # Rays above the horizon never meet the board: send them off the texture.
     ahead = bw > 1e-9
     bw = np.where(ahead, bw, 1.0)
-    map_x = np.where(ahead, bx / bw * ppm - 0.5, -1e4).astype(np.float32)
-    map_y = np.where(ahead, by / bw * ppm - 0.5, -1e4).astype(np.float32)
-    _MAP_CACHE[key] = (map_x, map_y)
+    coarse_x = np.where(ahead, bx / bw * ppm - 0.5, -1e4).astype(np.float32)
+    coarse_y = np.where(ahead, by / bw * ppm - 0.5, -1e4).astype(np.float32)
+    fine = (cw * step, ch * step)
+    map_x = cv2.resize(coarse_x, fine, interpolation=cv2.INTER_LINEAR)[step:step + h, step:step + w]
+    map_y = cv2.resize(coarse_y, fine, interpolation=cv2.INTER_LINEAR)[step:step + h, step:step + w]
+    maps = cv2.convertMaps(np.ascontiguousarray(map_x), np.ascontiguousarray(map_y), cv2.CV_16SC2)
+    _MAP_CACHE[key] = maps
     while len(_MAP_CACHE) > 4:
         _MAP_CACHE.popitem(last=False)
-    return map_x, map_y
+    return maps
 
 
-def _undistort_grid(camera: Camera) -> tuple[np.ndarray, np.ndarray]:
-    """Undistorted pixel coordinates of every frame pixel (float32 arrays of the frame's shape)."""
-    w, h = camera.resolution
+#: Spacing of the exactly computed samples of the texture map, in frame pixels.
+_MAP_STEP = 4
+
+
+def _undistorted(camera: Camera, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Undistorted pixel coordinates of frame pixel coordinates (the inverse of the radial model)."""
     if camera.k1 == 0 and camera.k2 == 0:
-        xs, ys = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
         return xs, ys
-    # Distortion is smooth: invert it on a coarse grid whose samples sit where cv2.resize expects them.
-    cw, ch = max(2, math.ceil(w / 8)), max(2, math.ceil(h / 8))
-    gx = (np.arange(cw) + 0.5) * (w / cw) - 0.5
-    gy = (np.arange(ch) + 0.5) * (h / ch) - 0.5
-    xs, ys = np.meshgrid(gx, gy)
     k = camera.matrix()
     f, cx, cy = k[0, 0], k[0, 2], k[1, 2]
     xd, yd = (xs - cx) / f, (ys - cy) / f
@@ -616,10 +627,7 @@ def _undistort_grid(camera: Camera) -> tuple[np.ndarray, np.ndarray]:
         r2 = xu * xu + yu * yu
         scale = 1 + camera.k1 * r2 + camera.k2 * r2 * r2
         xu, yu = xd / scale, yd / scale
-    coarse_x = (xu * f + cx).astype(np.float32)
-    coarse_y = (yu * f + cy).astype(np.float32)
-    return (cv2.resize(coarse_x, (w, h), interpolation=cv2.INTER_LINEAR),
-            cv2.resize(coarse_y, (w, h), interpolation=cv2.INTER_LINEAR))
+    return xu * f + cx, yu * f + cy
 
 
 def _smooth_noise(rng: np.random.Generator, size: tuple[int, int], cells: tuple[int, int]) -> np.ndarray:
