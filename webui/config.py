@@ -44,7 +44,7 @@ class CameraConfig:
 
 @dataclass(frozen=True)
 class ServerConfig:
-    """The display's web server; ``pin`` (4-12 digits) unlocks changes, ``None`` leaves them locked."""
+    """The display's web server; ``pin`` (4-12 digits) unlocks changes (``None``: serve picks one per start)."""
 
     host: str = "127.0.0.1"
     port: int = 8080
@@ -228,7 +228,7 @@ def _pin(value: Any) -> str:
     text = _string(value).strip()
     if not re.fullmatch(r"\d{4,12}", text):
         # The PIN itself is never echoed: the message ends up in the journal.
-        raise _Invalid("must be 4-12 digits in quotes (leave the key out for no PIN), "
+        raise _Invalid("must be 4-12 digits in quotes (or leave the key out), "
                        f"got {len(text)} characters" + ("" if text.isdigit() else " that are not all digits"))
     return text
 
@@ -256,7 +256,7 @@ KEYS: tuple[Key, ...] = (
         "watch", _host),
     Key("server", "port", "TCP port of the display (1-65535)", lambda v: _integer(v, 1, 65535)),
     Key("server", "pin", "4-12 digits, in quotes, that unlock changes (new game, undo, calibration); "
-        "leave it out and changes stay locked", _pin),
+        "unset: serve makes a new one at every start and prints it to its log", _pin),
     Key("server", "threads", "web server worker threads (2-32)", lambda v: _integer(v, 2, 32)),
     Key("rules", "illegal_penalty", "what an illegal placement costs: skip-turn, forfeit or retry",
         lambda v: _choice(v, tuple(p.value for p in Penalty), str.lower)),
