@@ -21,6 +21,7 @@ from vision.synth import (
     Scene,
     Shadow,
     TileLay,
+    cast_gains,
     level_amount,
     random_position,
     render,
@@ -233,9 +234,7 @@ def test_gradient_and_vignette_shape_the_light(clean: tuple[Scene, np.ndarray]) 
 
 def test_warm_cast_and_exposure(clean: tuple[Scene, np.ndarray]) -> None:
     scene, base = clean
-    from vision.synth import _cast_gains
-
-    warm = _cast_gains(2700, False, 1.0)
+    warm = cast_gains(2700)
     assert warm[2] > 1.0 > warm[0], "a warm lamp: more red, less blue"
     frame, _ = render(replace(scene, light=replace(scene.light, cast_bgr=warm)))
     f = frame.astype(np.float32)
@@ -338,3 +337,29 @@ def test_camera_defaults_look_straight_down() -> None:
     assert np.allclose(rotation, np.eye(3))
     centre = -rotation.T @ t
     assert np.allclose(centre, [177.0, 177.0, -600.0])
+
+
+def test_dataset_writes_frames_with_ground_truth(tmp_path) -> None:
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "bench" / "dataset.py"
+    spec = importlib.util.spec_from_file_location("bench_dataset", path)
+    dataset = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dataset)
+
+    assert dataset.main(["--out", str(tmp_path), "--count", "2", "--seed", "4", "--level", "mixed",
+                         "--resolution", "160x120", "--hand", "always"]) == 0
+    index = json.loads((tmp_path / "index.json").read_text())
+    assert index["frames"] == ["frame-00000", "frame-00001"]
+    record = json.loads((tmp_path / "frame-00001.json").read_text())
+    image = cv2.imread(str(tmp_path / record["image"]))
+    assert image.shape == (120, 160, 3)
+    scene, _ = dataset.scene_for(4, 1, "mixed", "always", (160, 120))
+    again, truth = render(scene)
+    assert np.array_equal(again, image), "a frame can be remade from its seed alone"
+    assert record["board"] == truth.board_state() and record["scene"]["hand"] is not None
+    assert np.asarray(record["grid_corners_px"]).shape == (11, 11, 2)
+    with pytest.raises(SystemExit):
+        dataset.main(["--out", str(tmp_path), "--level", "extreme"])

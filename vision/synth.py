@@ -263,7 +263,7 @@ class Scene:
 
         kelvin = u(2700, 7500)
         fluorescent = rnd.random() < 0.3
-        cast = _cast_gains(kelvin, fluorescent, amount * u(0.3, 1.0))
+        cast = cast_gains(kelvin, fluorescent, amount * u(0.3, 1.0))
         shadow_draw = (rnd.random(), u(0, 180), signed(0.35), u(0.04, 0.16), u(0.25, 0.6))
         shadow = (Shadow(shadow_draw[1], shadow_draw[2], shadow_draw[3], shadow_draw[4] * amount)
                   if shadow_draw[0] < 0.8 * amount else None)
@@ -325,8 +325,9 @@ def random_position(rnd: random.Random, count: int) -> dict[Cell, tuple[Colour, 
     return tiles
 
 
-def _cast_gains(kelvin: float, fluorescent: bool, strength: float) -> tuple[float, float, float]:
-    """Per-channel gains (B, G, R) of a light source the camera's white balance only partly corrects."""
+def cast_gains(kelvin: float, fluorescent: bool = False, strength: float = 1.0) -> tuple[float, float, float]:
+    """Per-channel gains (B, G, R) of a lamp of colour temperature ``kelvin`` that the camera's white balance
+    corrects all but ``strength`` of (0: none left, 1: none corrected); green is kept at 1."""
     t = kelvin / 100.0
     red = 1.0 if t <= 66 else min(1.0, 1.292936 * (t - 60) ** -0.1332047592)
     green = (0.39008157 * math.log(t) - 0.63184144) if t <= 66 else 1.129890861 * (t - 60) ** -0.0755148492
@@ -337,6 +338,9 @@ def _cast_gains(kelvin: float, fluorescent: bool, strength: float) -> tuple[floa
     bgr = bgr / bgr[1]
     gains = 1.0 + strength * (bgr - 1.0)
     return tuple(float(g) for g in gains)
+
+
+_cast_gains = cast_gains  # the name tests/test_calibration.py imports
 
 
 def _random_camera(rnd: random.Random, amount: float, resolution: tuple[int, int],
