@@ -87,7 +87,11 @@ def run(args: argparse.Namespace) -> int:
 
     open_camera, make_watcher = _camera_parts(args, config)
     settings = Settings(hand_warning_seconds=config.vision.hand_warning_seconds, speech=config.display.speech)
-    companion = Companion(store, rules_of(config), open_camera, make_watcher, settings)
+    try:
+        companion = Companion(store, rules_of(config), open_camera, make_watcher, settings)
+    except ImportError as err:  # the vision pipeline (OpenCV reader) is missing or broken
+        store.close()
+        raise UsageError(f"the vision pipeline is not available: {err}") from None
     pin = config.server.pin
     generated = pin is None
     if generated:
