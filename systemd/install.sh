@@ -8,7 +8,7 @@
 #   bash systemd/install.sh --force --root DIR    write the files under DIR; no apt, users or systemctl
 #
 # Target: Raspberry Pi OS Bookworm 64-bit on a Pi 4 or 5 (3B+ works, slower). What it sets up:
-#   apt packages   python3-venv, python3-picamera2 (libcamera comes with it), curl, sqlite3,
+#   apt packages   python3-venv, python3-picamera2 (libcamera comes with it), curl, sqlite3 (backups),
 #                  and chromium for the kiosk display when a desktop is installed
 #   /opt/thoughtwave/venv    a venv with --system-site-packages, so apt's picamera2 is importable;
 #                            the project is pip-installed into it (numpy/OpenCV wheels from PyPI)
@@ -157,35 +157,18 @@ fi
 (( DRY_RUN )) && say "dry run: nothing will be changed"
 [[ -n "$DEST" ]] && say "installing the files under $DEST"
 
-# --- is this a Raspberry Pi? ------------------------------------------------------------------
-model=""
-for f in "${THOUGHTWAVE_MODEL_FILE:-}" /proc/device-tree/model /sys/firmware/devicetree/base/model; do
-    if [[ -n "$f" && -r "$f" ]]; then
-        model="$(tr -d '\0' <"$f")"
-        break
-    fi
-done
-if [[ "$model" != *"Raspberry Pi"* ]]; then
-    if (( ! FORCE )); then
-        die "this is not a Raspberry Pi (device-tree model: ${model:-none}); the companion is made for a Pi with a camera. Use --force to install anyway."
-    fi
-    warn "not a Raspberry Pi (model: ${model:-none}); going on because of --force"
-else
-    say "found $model"
-fi
-
 # --- uninstall --------------------------------------------------------------------------------
 if (( UNINSTALL )); then
     if [[ -n "$DEST" || -e "$UNIT_DIR/thoughtwave.service" ]] || systemctl cat thoughtwave.service >/dev/null 2>&1
     then
-        system systemctl disable --now thoughtwave.service
+        system systemctl disable --now thoughtwave.service || warn "could not stop thoughtwave.service; removing it"
     fi
     run rm -f "$UNIT_DIR/thoughtwave.service" "$USER_UNIT_DIR/thoughtwave-kiosk.service" \
         "$AUTOSTART_DIR/thoughtwave-kiosk.desktop" "$KIOSK_ENV"
     system systemctl daemon-reload
     run rm -rf "$PREFIX"
     if [[ -n "$DEST" ]] || getent passwd "$SERVICE_USER" >/dev/null; then
-        system userdel "$SERVICE_USER"
+        system userdel "$SERVICE_USER" || warn "could not remove the user $SERVICE_USER (userdel said why)"
     fi
     if (( PURGE )); then
         run rm -rf "$STATE_DIR" "$CONFIG_DIR"
@@ -195,6 +178,24 @@ if (( UNINSTALL )); then
     fi
     say "apt packages (python3-picamera2, chromium...) are left installed; other software may use them"
     exit 0
+fi
+
+# --- is this a Raspberry Pi? (only checked to install: removing works anywhere) -------------
+model=""
+for f in "${THOUGHTWAVE_MODEL_FILE:-}" /proc/device-tree/model /sys/firmware/devicetree/base/model; do
+    if [[ -n "$f" && -r "$f" ]]; then
+        model="$(tr -d '\0' <"$f")"
+        break
+    fi
+done
+if [[ "$model" != *"Raspberry Pi"* ]]; then
+    if (( ! FORCE )); then
+        die "this is not a Raspberry Pi (device-tree model: ${model:-none}); the companion is made for \
+a Pi with a camera. Use --force to install anyway."
+    fi
+    warn "not a Raspberry Pi (model: ${model:-none}); going on because of --force"
+else
+    say "found $model"
 fi
 
 [[ -f "$SOURCE/pyproject.toml" ]] || die "$SOURCE has no pyproject.toml: give the checkout with --source" 2
@@ -218,11 +219,11 @@ packages=()
 if [[ -n "$DEST" ]]; then
     say "--root: apt packages are left alone"
 else
-    packages=(python3-venv python3-pip curl sqlite3 ca-certificates)
+    packages=(python3-venv curl sqlite3 ca-certificates)
     if has_candidate python3-picamera2; then
         packages+=(python3-picamera2)
     else
-        warn "python3-picamera2 is not in this machine's apt sources: the Pi camera will not work (usb:N and files will)"
+        warn "python3-picamera2 is not in this machine's apt sources: no Pi camera (usb:N and files work)"
     fi
     if [[ "$KIOSK" == yes ]]; then
         # Raspberry Pi OS Bookworm calls it chromium-browser; Debian and newer Pi OS call it chromium.
@@ -296,7 +297,11 @@ else
 fi
 
 # --- configuration ----------------------------------------------------------------------------
-if [[ -n "$DEST" ]]; then run install -d -m 0755 "$CONFIG_DIR"; else run install -d -m 0755 -o root -g root "$CONFIG_DIR"; fi
+if [[ -n "$DEST" ]]; then
+    run install -d -m 0755 "$CONFIG_DIR"
+else
+    run install -d -m 0755 -o root -g root "$CONFIG_DIR"
+fi
 if [[ -e "$CONFIG" ]]; then
     say "$CONFIG exists: kept as it is"
     if (( ! DRY_RUN )); then
@@ -342,7 +347,7 @@ fi
 system systemctl daemon-reload
 system systemctl enable thoughtwave.service
 # restart, not start: an update must replace the running code.
-system systemctl restart thoughtwave.service
+system systemctl restart thoughtwave.service || true   # the check below says what went wrong
 
 if (( DRY_RUN )); then
     say "dry run done: nothing was changed"
