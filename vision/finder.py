@@ -1,0 +1,287 @@
+"""The board finder: ArUco markers in a camera frame -> the board's pose -> a top-down grid image.
+
+The printed board carries eight ArUco markers (ids 0-7, outside the grid). Every detected marker
+corner is matched to its printed position in millimetres and a homography (board mm -> image px)
+is fitted with RANSAC. Any two markers suffice. One marker alone is never trusted to place the
+board (four nearby points extrapolate badly across the grid): it can only confirm the last good
+pose. When fewer than two markers are seen (a hand over them) the last good pose is reused and
+``FinderResult.reused`` says so. A pose that differs from the last one by more than a quarter of
+a cell at any grid corner sets ``moved``.
+
+>>> finder = BoardFinder()                                   # doctest: +SKIP
+>>> found = finder.find(frame)                               # doctest: +SKIP
+>>> grid = finder.warp(frame, found.pose)                    # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.artwork import ARUCO_DICTIONARY, BoardLayout
+
+#: Canonical grid image: pixels per cell and the margin kept around the grid (in cells), so that a
+#: tile pushed 20% off a rim cell is still wholly inside the image.
+PX_PER_CELL = 48
+MARGIN_CELLS = 0.25
+#: Marker detection runs on a copy scaled so that its longer side is at most this many pixels;
+#: corners are then refined at full resolution. Markers stay well above the detector's minimum.
+DETECT_LONG_SIDE = 1000
+#: A pose that moves any grid corner by more than this share of a cell counts as a moved board.
+MOVED_CELLS = 0.25
+#: RANSAC inlier threshold, in pixels of the full-resolution frame.
+RANSAC_PX = 4.0
+
+
+@dataclass(frozen=True)
+class GridGeometry:
+    """How the canonical grid image is laid out: ``px_per_cell`` and ``margin_px`` on every side."""
+
+    px_per_cell: int = PX_PER_CELL
+    margin_px: int = round(PX_PER_CELL * MARGIN_CELLS)
+
+    @property
+    def size(self) -> int:
+        """Width (= height) of the grid image in pixels."""
+        return 10 * self.px_per_cell + 2 * self.margin_px
+
+    def cell_origin(self, row: int, col: int) -> tuple[int, int]:
+        """Top-left pixel (x, y) of a cell in the grid image."""
+        return self.margin_px + col * self.px_per_cell, self.margin_px + row * self.px_per_cell
+
+
+@dataclass(frozen=True)
+class BoardPose:
+    """Where the board is: ``homography`` maps board mm to (undistorted) image px."""
+
+    homography: np.ndarray
+    marker_ids: tuple[int, ...]
+    reprojection_px: float
+
+    def project(self, points_mm: np.ndarray) -> np.ndarray:
+        """Board mm points (N, 2) -> image px (N, 2), lens distortion not applied."""
+        pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.homography).reshape(-1, 2)
+
+
+@dataclass
+class FinderResult:
+    """One frame's answer: the ``pose`` (None: no board), whether it was ``reused`` from an
+    earlier frame, whether the board ``moved`` since the last good pose, and the marker ids seen."""
+
+    pose: BoardPose | None
+    reused: bool = False
+    moved: bool = False
+    markers_seen: tuple[int, ...] = ()
+    marker_corners: dict[int, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def found(self) -> bool:
+        return self.pose is not None
+
+
+def _detector_parameters() -> cv2.aruco.DetectorParameters:
+    params = cv2.aruco.DetectorParameters()
+    # Fewer adaptive-threshold passes than the default (3..23 step 10 gives 3 passes): enough for
+    # markers of 20-120 px on the downscaled image, and detection is the finder's main cost.
+    params.adaptiveThreshWinSizeMin = 5
+    params.adaptiveThreshWinSizeMax = 25
+    params.adaptiveThreshWinSizeStep = 10
+    params.minMarkerPerimeterRate = 0.02
+    params.maxMarkerPerimeterRate = 1.0
+    params.polygonalApproxAccuracyRate = 0.05
+    # Corners are refined at full resolution below, so none here.
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
+    return params
+
+
+class BoardFinder:
+    """Finds the board in frames, keeping the last good pose between calls.
+
+    ``lens`` is an optional ``(camera_matrix, dist_coeffs)`` pair from a calibration profile; with
+    it, marker corners are undistorted before the fit and the warp follows the lens.
+    """
+
+    def __init__(self, layout: BoardLayout | None = None, geometry: GridGeometry | None = None,
+                 lens: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+        self.layout = layout or BoardLayout()
+        self.geometry = geometry or GridGeometry()
+        self.lens = None if lens is None else (np.asarray(lens[0], np.float64), np.asarray(lens[1], np.float64))
+        dictionary = cv2.aruco.getPredefinedDictionary(ARUCO_DICTIONARY)
+        self._detector = cv2.aruco.ArucoDetector(dictionary, _detector_parameters())
+        self._marker_mm = {m.id: np.asarray(m.corners_mm(), np.float64) for m in self.layout.markers}
+        self.last_pose: BoardPose | None = None
+        self._remap_cache: tuple[BoardPose, tuple[np.ndarray, np.ndarray]] | None = None
+
+    # -- markers ---------------------------------------------------------------------------------
+
+    def detect_markers(self, image: np.ndarray) -> dict[int, np.ndarray]:
+        """Board markers seen in a BGR or grey frame: id -> (4, 2) corners TL, TR, BR, BL in image px."""
+        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        long_side = max(grey.shape[:2])
+        scale = min(1.0, DETECT_LONG_SIDE / long_side)
+        small = grey if scale == 1.0 else cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        corners, ids, _ = self._detector.detectMarkers(small)
+        if ids is None:
+            return {}
+        found: dict[int, np.ndarray] = {}
+        duplicated: set[int] = set()
+        for quad, marker_id in zip(corners, ids.ravel(), strict=True):
+            marker_id = int(marker_id)
+            if marker_id not in self._marker_mm:
+                continue  # another dictionary member lying about: not part of this board
+            if marker_id in found:
+                duplicated.add(marker_id)
+            # Pixel centres: (x + 0.5) / scale - 0.5 maps a downscaled position back to full size.
+            found[marker_id] = (quad.reshape(4, 2).astype(np.float64) + 0.5) / scale - 0.5
+        for marker_id in duplicated:  # two markers with one id: neither can be trusted
+            del found[marker_id]
+        if found and scale < 1.0:
+            self._refine(grey, found, scale)
+        return found
+
+    @staticmethod
+    def _refine(grey: np.ndarray, found: dict[int, np.ndarray], scale: float) -> None:
+        ids = list(found)
+        pts = np.concatenate([found[i] for i in ids]).astype(np.float32).reshape(-1, 1, 2)
+        side = min(float(np.linalg.norm(found[i][0] - found[i][1])) for i in ids)
+        # The window must stay inside one marker bit (a 4x4 marker with border is 6 bits wide).
+        half = int(max(2, min(1.5 / scale + 1, side / 12)))
+        criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_COUNT, 20, 0.05)
+        refined = cv2.cornerSubPix(grey, pts.copy(), (half, half), (-1, -1), criteria).reshape(-1, 4, 2)
+        for marker_id, quad, before in zip(ids, refined, (found[i] for i in ids), strict=True):
+            # A refinement that wandered off (blur, glare) is dropped in favour of the coarse corner.
+            if np.max(np.linalg.norm(quad - before, axis=1)) <= 1.5 / scale + 1:
+                found[marker_id] = quad.astype(np.float64)
+
+    # -- pose ------------------------------------------------------------------------------------
+
+    def _undistort(self, pts: np.ndarray) -> np.ndarray:
+        if self.lens is None:
+            return pts
+        k, dist = self.lens
+        return cv2.undistortPoints(pts.reshape(-1, 1, 2), k, dist, P=k).reshape(-1, 2)
+
+    def fit_pose(self, markers: dict[int, np.ndarray]) -> BoardPose | None:
+        """A pose from two or more markers, or None when they do not agree on one."""
+        if len(markers) < 2:
+            return None
+        ids = sorted(markers)
+        src = np.concatenate([self._marker_mm[i] for i in ids])
+        dst = self._undistort(np.concatenate([markers[i] for i in ids]))
+        h, inliers = cv2.findHomography(src, dst, cv2.RANSAC, RANSAC_PX, maxIters=500, confidence=0.999)
+        if h is None:
+            return None
+        inliers = inliers.ravel().astype(bool)
+        # Only markers whose four corners all fit count; at least two of them are needed.
+        good = [i for k, i in enumerate(ids) if inliers[4 * k:4 * k + 4].all()]
+        if len(good) < 2:
+            return None
+        if len(good) < len(ids):
+            src = np.concatenate([self._marker_mm[i] for i in good])
+            dst = self._undistort(np.concatenate([markers[i] for i in good]))
+            h, _ = cv2.findHomography(src, dst, 0)
+            if h is None:
+                return None
+        projected = cv2.perspectiveTransform(src.reshape(-1, 1, 2), h).reshape(-1, 2)
+        error = float(np.sqrt(np.mean(np.sum((projected - dst) ** 2, axis=1))))
+        pose = BoardPose(h, tuple(good), error)
+        return pose if self._plausible(pose) else None
+
+    def _grid_corners_mm(self) -> np.ndarray:
+        x0, y0 = self.layout.grid_origin_mm
+        side = 10 * self.layout.cell_mm
+        return np.array([[x0, y0], [x0 + side, y0], [x0 + side, y0 + side], [x0, y0 + side]], np.float64)
+
+    def _plausible(self, pose: BoardPose) -> bool:
+        """The grid must come out as a convex, unmirrored quadrilateral with cells of a few pixels at least."""
+        quad = pose.project(self._grid_corners_mm())
+        edges = np.roll(quad, -1, axis=0) - quad
+        cross = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+        if not (np.all(cross > 0) or np.all(cross < 0)):
+            return False
+        if np.all(cross < 0):
+            return False  # mirrored: seen from below, or a fit gone wrong
+        return bool(np.min(np.linalg.norm(edges, axis=1)) >= 10 * 6)
+
+    def cell_px(self, pose: BoardPose) -> float:
+        """The mean side of a cell in image pixels under ``pose``."""
+        quad = pose.project(self._grid_corners_mm())
+        return float(np.mean(np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)) / 10)
+
+    def _moved(self, old: BoardPose, new: BoardPose) -> bool:
+        corners = self._grid_corners_mm()
+        shift = np.linalg.norm(old.project(corners) - new.project(corners), axis=1)
+        return bool(np.max(shift) > MOVED_CELLS * self.cell_px(new))
+
+    def _confirms(self, pose: BoardPose, markers: dict[int, np.ndarray]) -> bool:
+        """Whether the markers seen sit where ``pose`` says they should (within a fifth of a cell)."""
+        tolerance = 0.2 * self.cell_px(pose)
+        for marker_id, quad in markers.items():
+            expected = pose.project(self._marker_mm[marker_id])
+            if np.max(np.linalg.norm(expected - self._undistort(quad), axis=1)) > tolerance:
+                return False
+        return True
+
+    def find(self, image: np.ndarray) -> FinderResult:
+        """The board's pose in a frame; updates ``last_pose`` when markers give a fresh one."""
+        markers = self.detect_markers(image)
+        seen = tuple(sorted(markers))
+        pose = self.fit_pose(markers)
+        if pose is not None:
+            moved = self.last_pose is not None and self._moved(self.last_pose, pose)
+            self.last_pose = pose
+            return FinderResult(pose, reused=False, moved=moved, markers_seen=seen, marker_corners=markers)
+        if self.last_pose is not None:
+            if markers and not self._confirms(self.last_pose, markers):
+                # What little is visible contradicts the last pose: the board moved and cannot be re-found yet.
+                return FinderResult(None, moved=True, markers_seen=seen, marker_corners=markers)
+            return FinderResult(self.last_pose, reused=True, markers_seen=seen, marker_corners=markers)
+        return FinderResult(None, markers_seen=seen, marker_corners=markers)
+
+    def forget(self) -> None:
+        """Drop the last good pose (the next frame must find the board afresh)."""
+        self.last_pose = None
+
+    # -- warp ------------------------------------------------------------------------------------
+
+    def grid_to_mm(self) -> np.ndarray:
+        """3x3 affine: grid-image px -> board mm."""
+        g = self.geometry
+        mm_per_px = self.layout.cell_mm / g.px_per_cell
+        x0, y0 = self.layout.grid_origin_mm
+        # A pixel's centre (u + 0.5) sits at mm x0 + (u + 0.5 - margin) * mm_per_px.
+        return np.array([[mm_per_px, 0, x0 + (0.5 - g.margin_px) * mm_per_px],
+                         [0, mm_per_px, y0 + (0.5 - g.margin_px) * mm_per_px],
+                         [0, 0, 1]], np.float64)
+
+    def grid_to_image(self, pose: BoardPose) -> np.ndarray:
+        """3x3 homography: grid-image px -> (undistorted) frame px."""
+        return pose.homography @ self.grid_to_mm()
+
+    def warp(self, image: np.ndarray, pose: BoardPose) -> np.ndarray:
+        """The board seen from straight above: ``geometry.size`` square, grid plus margin."""
+        size = self.geometry.size
+        m = self.grid_to_image(pose)
+        if self.lens is None:
+            return cv2.warpPerspective(image, m, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                       borderMode=cv2.BORDER_REPLICATE)
+        map_x, map_y = self._lens_maps(pose, m, size)
+        return cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def _lens_maps(self, pose: BoardPose, m: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+        if self._remap_cache is not None and self._remap_cache[0] is pose:
+            return self._remap_cache[1]
+        k, dist = self.lens
+        u, v = np.meshgrid(np.arange(size, dtype=np.float64), np.arange(size, dtype=np.float64))
+        pts = np.stack([u.ravel(), v.ravel()], axis=1).reshape(-1, 1, 2)
+        undistorted = cv2.perspectiveTransform(pts, m).reshape(-1, 2)
+        # Undistorted px -> normalised camera rays -> through the lens model -> distorted px.
+        rays = np.linalg.solve(k, np.vstack([undistorted.T, np.ones(len(undistorted))])).T
+        distorted, _ = cv2.projectPoints(rays.reshape(-1, 1, 3), np.zeros(3), np.zeros(3), k, dist)
+        distorted = distorted.reshape(size, size, 2).astype(np.float32)
+        maps = (np.ascontiguousarray(distorted[..., 0]), np.ascontiguousarray(distorted[..., 1]))
+        self._remap_cache = (pose, maps)
+        return maps

@@ -1,0 +1,389 @@
+"""The tile reader: a top-down grid image -> per cell empty | tile(colour, arms) | unreadable.
+
+Everything is computed on whole arrays (the 100 cells at once); the steps are:
+
+1. Light: each pixel is divided by a local paper-white estimate (a max filter over 1.5 cells, which
+   always holds paper or a tile's cream hub), so uneven light and colour casts drop out.
+2. Occupancy: the share of tile-body pixels (dark, or saturated red) in the middle of each cell; a
+   tile covers the middle even when pushed 20% off centre, a neighbour's tile never reaches it.
+3. Pose of each tile: its centre is where the cream hub sits among four dark diagonal patches (a
+   box-filter template, argmax near the cell centre), its angle is the 4-fold symmetric mean of the
+   edge directions. A (S, S) patch in the tile's own frame is resampled for every cell in one remap.
+4. Reading a patch: each arm is the cream level between hub and edge, scaled between the tile's
+   own body (0) and hub (1) levels; the colour needs two cues to agree (body hue AND the four cream
+   corner dots red tiles carry); the patch must then match the ideal picture of what was read.
+   Any small margin or disagreement gives ``unreadable``, never a guess.
+5. Occlusion: pixels that are neither paper/cream nor tile colours (a hand), in blobs wider than a
+   blurred edge, make a cell unreadable and mark it occluded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from engine.cells import CELLS, Cell
+from engine.pieces import Colour, E, N, Piece, S, W
+from vision.finder import GridGeometry
+from vision.reading import BoardReading, CellReading
+
+#: Tile edge as a share of the cell (the artwork contract).
+TILE_CELLS = 0.96
+#: Side of the resampled tile patch in samples.
+PATCH = 32
+
+
+@dataclass(frozen=True)
+class ColourModel:
+    """Thresholds on the light-normalised image. A calibration profile may override any of them."""
+
+    light_min: float = 0.72        # min channel above this: paper or cream
+    skin_chroma_min: float = 0.10  # max minus min channel above this (and not red ink): hand-like
+    red_min: float = 0.30          # red minus max(green, blue) above this: red ink
+    redness_split: float = 0.20    # body redness between black (~0) and red (~0.5+)
+    occupied_min: float = 0.12     # body share of the cell's middle for a tile
+    empty_max: float = 0.025       # body share of the cell's middle for an empty cell
+    other_max: float = 0.08        # share of hand-like pixels a cell may hold and still be read
+    arm_margin: float = 0.22       # each arm's scaled cream level must be this far from 0.5 (x2)
+    hub_contrast_min: float = 0.30  # hub minus body cream level: below this it is no tile
+    glare_max: float = 1.10        # a cell's white this many times its neighbourhood's: glare
+    residual_max: float = 0.20     # mean difference between the patch and the ideal tile picture
+
+    @classmethod
+    def from_profile(cls, profile: dict | None) -> ColourModel:
+        """Defaults, overridden by ``profile["colour_model"]`` keys that name a field."""
+        model = cls()
+        values = (profile or {}).get("colour_model") or {}
+        if not isinstance(values, dict):
+            return model
+        known = {k: float(v) for k, v in values.items() if k in cls.__dataclass_fields__ and _is_number(v)}
+        return cls(**{**model.__dict__, **known}) if known else model
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and np.isfinite(value)
+
+
+@dataclass
+class TileReadout:
+    """The reader's arrays, indexed [row, col]: ``state`` 0 empty, 1 tile, 2 unreadable; ``arms``
+    (bit mask), ``red`` (bool), ``confidence``, ``occluded``; tile ``centre`` (x, y) and ``angle``
+    (radians) in grid-image pixels, for overlays and diagnosis; ``why`` says why a cell is unreadable."""
+
+    state: np.ndarray
+    arms: np.ndarray
+    red: np.ndarray
+    confidence: np.ndarray
+    occluded: np.ndarray
+    centre: np.ndarray
+    angle: np.ndarray
+    why: dict[Cell, str]
+
+    def cells(self) -> dict[Cell, CellReading]:
+        """All 100 cells as ``CellReading``s."""
+        out: dict[Cell, CellReading] = {}
+        for cell in CELLS:
+            r, c = cell.row, cell.col
+            conf = float(self.confidence[r, c])
+            if self.state[r, c] == 0:
+                out[cell] = CellReading.empty(conf)
+            elif self.state[r, c] == 1:
+                colour = Colour.RED if self.red[r, c] else Colour.BLACK
+                out[cell] = CellReading.tile(colour, Piece(int(self.arms[r, c])), conf)
+            else:
+                out[cell] = CellReading.unreadable(conf)
+        return out
+
+    def board_reading(self, ms: float = 0.0) -> BoardReading:
+        """The ``BoardReading`` for a found board."""
+        occluded = frozenset(c for c in CELLS if self.occluded[c.row, c.col])
+        return BoardReading(True, self.cells(), occluded=bool(occluded), occluded_cells=occluded, ms=ms)
+
+
+# -- the tile's own frame ------------------------------------------------------------------------
+
+def _frame_coords(n: int = PATCH) -> tuple[np.ndarray, np.ndarray]:
+    """Sample positions (u, v) in tile edges, u east, v south, centre 0, edges at +-0.5."""
+    t = (np.arange(n, dtype=np.float32) + 0.5) / n - 0.5
+    return np.meshgrid(t, t)
+
+
+def _region_masks() -> dict[str, np.ndarray]:
+    """Boolean (PATCH, PATCH) masks of the regions a reading is made from."""
+    u, v = _frame_coords()
+    r = np.hypot(u, v)
+    au, av = np.abs(u), np.abs(v)
+    masks = {
+        "hub": r < 0.16,
+        # Between the hub (radius 0.22) and the edge (0.48), narrower than the band (+-0.15) so that a
+        # few degrees or pixels of error still sample inside it; inner and outer halves separately, so
+        # that a wave cut short (a neighbour's tile over it, a shadow) is seen as doubt, not as blank.
+        "arm_n_in": (au < 0.07) & (v > -0.35) & (v < -0.26),
+        "arm_e_in": (av < 0.07) & (u > 0.26) & (u < 0.35),
+        "arm_s_in": (au < 0.07) & (v > 0.26) & (v < 0.35),
+        "arm_w_in": (av < 0.07) & (u > -0.35) & (u < -0.26),
+        "arm_n_out": (au < 0.07) & (v > -0.44) & (v < -0.35),
+        "arm_e_out": (av < 0.07) & (u > 0.35) & (u < 0.44),
+        "arm_s_out": (au < 0.07) & (v > 0.35) & (v < 0.44),
+        "arm_w_out": (av < 0.07) & (u > -0.44) & (u < -0.35),
+        # Always body: off the bands, out of the hub, short of the corner dots.
+        "body": (au > 0.19) & (au < 0.27) & (av > 0.19) & (av < 0.27),
+    }
+    for name, (su, sv) in {"dot_nw": (-1, -1), "dot_ne": (1, -1), "dot_se": (1, 1), "dot_sw": (-1, 1)}.items():
+        masks[name] = np.hypot(u - su * 0.33, v - sv * 0.33) < 0.05
+    return masks
+
+
+_MASKS = _region_masks()
+_REGIONS = list(_MASKS)
+#: (PATCH*PATCH, regions) averaging matrix: one matmul gives every region's mean for every cell.
+_AVERAGER = np.stack([m.ravel() / m.sum() for m in _MASKS.values()], axis=1).astype(np.float32)
+_ARM_BITS = (N, E, S, W)
+
+
+def _ideal_pictures() -> np.ndarray:
+    """(16, 2, PATCH, PATCH) cream maps of every arms mask (0 unused) and colour (0 black, 1 red)."""
+    over = 4  # supersampled, so edges are partial like in a camera image
+    u, v = _frame_coords(PATCH * over)
+    hub = np.hypot(u, v) < 0.22
+    bands = {N: (np.abs(u) < 0.15) & (v < 0), E: (np.abs(v) < 0.15) & (u > 0),
+             S: (np.abs(u) < 0.15) & (v > 0), W: (np.abs(v) < 0.15) & (u < 0)}
+    dots = np.zeros_like(hub)
+    for su in (-1, 1):
+        for sv in (-1, 1):
+            dots |= np.hypot(u - su * 0.33, v - sv * 0.33) < 0.06
+    out = np.zeros((16, 2, PATCH, PATCH), np.float32)
+    for arms in range(1, 16):
+        cream = hub.copy()
+        for bit, band in bands.items():
+            if arms & bit:
+                cream |= band
+        for red in (0, 1):
+            pic = (cream | dots) if red else cream
+            out[arms, red] = pic.reshape(PATCH, over, PATCH, over).mean(axis=(1, 3))
+    return out
+
+
+_IDEAL = _ideal_pictures()
+_u, _v = _frame_coords()
+#: The residual is judged inside the tile, away from its rim where a pixel of pose error or a
+#: neighbour's edge would dominate.
+_RESIDUAL_MASK = ((np.abs(_u) < 0.42) & (np.abs(_v) < 0.42)).astype(np.float32)
+_RESIDUAL_MASK /= _RESIDUAL_MASK.sum()
+
+
+# -- the reader ----------------------------------------------------------------------------------
+
+class TileReader:
+    """Reads every cell of a canonical grid image (see ``vision.finder.GridGeometry``)."""
+
+    def __init__(self, geometry: GridGeometry | None = None, model: ColourModel | None = None) -> None:
+        self.geometry = geometry or GridGeometry()
+        self.model = model or ColourModel()
+        p = self.geometry.px_per_cell
+        self.tile_px = TILE_CELLS * p
+        # A finger is most of a cell wide; the blurred rim of a wave is a few pixels.
+        k = int(round(0.2 * p)) | 1
+        self._open_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        # Cell centres (x, y) in grid-image pixels, as (10, 10) arrays.
+        m = self.geometry.margin_px
+        idx = np.arange(10, dtype=np.float32)
+        self._cx, self._cy = np.meshgrid(m + (idx + 0.5) * p - 0.5, m + (idx + 0.5) * p - 0.5)
+
+    # Step 1 --------------------------------------------------------------------------------------
+    def normalise(self, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The grid image divided by a local paper-white estimate (paper and cream ~1, float32), and
+        per cell how much brighter its white is than the board's white around it (glare: > 1)."""
+        p = self.geometry.px_per_cell
+        small = cv2.resize(grid, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
+        k = max(3, int(round(1.5 * p / 4)) | 1)
+        white = cv2.dilate(small, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+        # Glare adds light that the division cannot take out (dark ink turns paper-bright): find it
+        # as white well above the median white of the neighbourhood, which follows slow gradients.
+        bright = white.max(axis=2)
+        around = cv2.medianBlur(bright, max(3, int(round(5 * p / 4)) | 1))
+        m, q = self.geometry.margin_px // 4, p / 4
+        centres = (m + (np.arange(10) + 0.5) * q).astype(int)
+        at = np.ix_(centres, centres)
+        glare = bright[at].astype(np.float32) / np.maximum(around[at], 16)
+        white = cv2.GaussianBlur(white.astype(np.float32), (0, 0), p / 8)
+        white = cv2.resize(white, (grid.shape[1], grid.shape[0]), interpolation=cv2.INTER_LINEAR)
+        return grid.astype(np.float32) / np.maximum(white, 16.0), glare
+
+    # Step 2 and 5 --------------------------------------------------------------------------------
+    def _blocks(self, a: np.ndarray, lo: float, hi: float) -> np.ndarray:
+        """(10, 10, h, w) view of the part of each cell between ``lo`` and ``hi`` (shares of a cell)."""
+        p, m = self.geometry.px_per_cell, self.geometry.margin_px
+        cells = a[m:m + 10 * p, m:m + 10 * p].reshape(10, p, 10, p).swapaxes(1, 2)
+        a0, a1 = int(round(lo * p)), int(round(hi * p))
+        return cells[:, :, a0:a1, a0:a1]
+
+    def classes(self, norm: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per pixel: cream level (0 tile body .. 1 paper), redness, not-paper mask, hand-like mask."""
+        mdl = self.model
+        b, g, r = cv2.split(norm)
+        lo = cv2.min(cv2.min(b, g), r)
+        hi = cv2.max(cv2.max(b, g), r)
+        redness = cv2.subtract(r, cv2.max(b, g))
+        cream = np.clip((lo - 0.3) * (1 / 0.55), 0.0, 1.0)
+        not_paper = lo < mdl.light_min
+        # Hand-like: not paper, not grey (black ink, however lifted), not saturated red ink.
+        chroma = cv2.subtract(hi, lo)
+        other = (not_paper & (chroma > mdl.skin_chroma_min) & (redness < mdl.red_min)).view(np.uint8)
+        # Blurred borders between body and cream look hand-like for a pixel or two; a hand is wider.
+        other = cv2.morphologyEx(other, cv2.MORPH_OPEN, self._open_kernel).view(bool)
+        return cream, redness, not_paper, other
+
+    # Step 3 --------------------------------------------------------------------------------------
+    def _hub_response(self, cream: np.ndarray) -> np.ndarray:
+        t = self.tile_px
+        k_hub = int(round(0.32 * t)) | 1
+        k_patch = int(round(0.10 * t)) | 1
+        d = int(round(0.23 * t))
+        hub = cv2.blur(cream, (k_hub, k_hub))
+        patch = cv2.copyMakeBorder(cv2.blur(cream, (k_patch, k_patch)), d, d, d, d, cv2.BORDER_REPLICATE)
+        h, w = cream.shape
+        diag = (patch[:h, :w] + patch[:h, 2 * d:] + patch[2 * d:, :w] + patch[2 * d:, 2 * d:]) * 0.25
+        return hub - diag
+
+    def _centres(self, response: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Tile centres (x, y) near each cell centre, and the template response there."""
+        p = self.geometry.px_per_cell
+        reach = int(round(0.25 * p))
+        win = np.lib.stride_tricks.sliding_window_view(response, (2 * reach + 1, 2 * reach + 1))
+        x0 = np.rint(self._cx).astype(int) - reach
+        y0 = np.rint(self._cy).astype(int) - reach
+        windows = win[y0, x0]                                     # (10, 10, 2r+1, 2r+1)
+        flat = windows.reshape(10, 10, -1)
+        best = flat.argmax(axis=2)
+        iy, ix = np.divmod(best, 2 * reach + 1)
+        peak = np.take_along_axis(flat, best[..., None], axis=2)[..., 0]
+
+        def vertex(minus: np.ndarray, mid: np.ndarray, plus: np.ndarray) -> np.ndarray:
+            denom = minus - 2 * mid + plus
+            return np.where(denom < -1e-6, 0.5 * (minus - plus) / np.where(denom < -1e-6, denom, -1), 0.0)
+
+        ixm, ixp = np.clip(ix - 1, 0, 2 * reach), np.clip(ix + 1, 0, 2 * reach)
+        iym, iyp = np.clip(iy - 1, 0, 2 * reach), np.clip(iy + 1, 0, 2 * reach)
+        rr, cc = np.indices((10, 10))
+        dx = vertex(windows[rr, cc, iy, ixm], peak, windows[rr, cc, iy, ixp])
+        dy = vertex(windows[rr, cc, iym, ix], peak, windows[rr, cc, iyp, ix])
+        cx = x0 + ix + np.clip(dx, -0.5, 0.5)
+        cy = y0 + iy + np.clip(dy, -0.5, 0.5)
+        return cx.astype(np.float32), cy.astype(np.float32), peak
+
+    def _angles(self, cream: np.ndarray, cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
+        """Each tile's turn in radians, from the 4-fold symmetric mean of its edge directions."""
+        gx = cv2.Sobel(cream, cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(cream, cv2.CV_32F, 0, 1, ksize=3)
+        # (gx + i gy)^4 / |g|^2: edges at 90 degrees to each other add up, weighted by strength.
+        a = gx * gx - gy * gy
+        b = 2 * gx * gy
+        mag = gx * gx + gy * gy + 1e-6
+        k = int(round(1.05 * self.tile_px)) | 1
+        re = cv2.blur((a * a - b * b) / mag, (k, k))
+        im = cv2.blur((2 * a * b) / mag, (k, k))
+        yi = np.clip(np.rint(cy).astype(int), 0, cream.shape[0] - 1)
+        xi = np.clip(np.rint(cx).astype(int), 0, cream.shape[1] - 1)
+        return (np.arctan2(im[yi, xi], re[yi, xi]) / 4).astype(np.float32)
+
+    def _patches(self, image: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.ndarray) -> np.ndarray:
+        """(100, PATCH, PATCH, ch) samples of ``image`` in each tile's own frame."""
+        u, v = _frame_coords()
+        u, v = u * self.tile_px, v * self.tile_px
+        cos, sin = np.cos(angle).reshape(100, 1, 1), np.sin(angle).reshape(100, 1, 1)
+        map_x = cx.reshape(100, 1, 1) + u * cos - v * sin
+        map_y = cy.reshape(100, 1, 1) + u * sin + v * cos
+        out = cv2.remap(image, map_x.reshape(100 * PATCH, PATCH), map_y.reshape(100 * PATCH, PATCH),
+                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return out.reshape(100, PATCH, PATCH, -1)
+
+    # Step 4 --------------------------------------------------------------------------------------
+    def read(self, grid: np.ndarray) -> TileReadout:
+        """Read all 100 cells of a grid image (BGR uint8, ``geometry.size`` square)."""
+        mdl = self.model
+        norm, glare = self.normalise(grid)
+        cream, redness, not_paper, other = self.classes(norm)
+
+        middle_body = self._blocks(not_paper, 0.18, 0.82).mean(axis=(2, 3), dtype=np.float32)
+        cell_other = self._blocks(other, 0.0, 1.0).mean(axis=(2, 3), dtype=np.float32)
+        middle_other = self._blocks(other, 0.18, 0.82).mean(axis=(2, 3), dtype=np.float32)
+
+        cx, cy, peak = self._centres(self._hub_response(cream))
+        angle = self._angles(cream, cx, cy)
+        # Cream and redness travel together through one remap.
+        patches = self._patches(np.dstack([cream, redness]), cx, cy, angle)
+        flat = patches.reshape(100, PATCH * PATCH, 2)
+        means = flat[..., 0] @ _AVERAGER                          # (100, regions) cream levels
+        red_means = flat[..., 1] @ _AVERAGER
+        col = {name: k for k, name in enumerate(_REGIONS)}
+
+        body_level = means[:, col["body"]]
+        hub_level = means[:, col["hub"]]
+        contrast = hub_level - body_level
+        scale = np.maximum(contrast, 1e-3)[:, None]
+        arm_cols = [col[f"arm_{d}_{part}"] for part in ("in", "out") for d in "nesw"]
+        arm_levels = ((means[:, arm_cols] - body_level[:, None]) / scale).reshape(100, 2, 4)
+        dot_levels = (means[:, [col["dot_nw"], col["dot_ne"], col["dot_se"], col["dot_sw"]]]
+                      - body_level[:, None]) / scale
+        has_arm = arm_levels > 0.5
+        arms = (has_arm[:, 0] * np.array(_ARM_BITS)).sum(axis=1)
+        # Inner and outer halves must agree, and every half must be clearly wave or clearly blank.
+        arms_agree = (has_arm[:, 0] == has_arm[:, 1]).all(axis=1)
+        arm_margin = np.where(arms_agree, np.abs(arm_levels - 0.5).min(axis=(1, 2)) * 2, 0.0)
+
+        # Colour, cue 1: the body's hue. Cue 2: the corner dots. Both must say the same.
+        body_red = red_means[:, col["body"]]
+        hue_red = body_red > mdl.redness_split
+        hue_margin = np.clip(np.abs(body_red - mdl.redness_split) / mdl.redness_split, 0, 1)
+        # Blur takes much of a small dot's contrast; a black tile's corners stay at body level.
+        dots_red = (dot_levels.min(axis=1) > 0.12) & (dot_levels.mean(axis=1) > 0.2)
+        dots_black = dot_levels.max(axis=1) < 0.08
+        dot_margin = np.where(dots_red, (dot_levels.min(axis=1) - 0.12) / 0.12, (0.08 - dot_levels.max(axis=1)) / 0.08)
+        colour_ok = (hue_red & dots_red) | (~hue_red & dots_black)
+        red = hue_red
+
+        # The patch must look like the ideal picture of what was read.
+        scaled = np.clip((flat[..., 0] - body_level[:, None]) / scale, 0, 1)
+        ideal = _IDEAL[arms, red.astype(int)].reshape(100, -1)
+        residual = np.abs(scaled - ideal) @ _RESIDUAL_MASK.ravel()
+
+        occluded = (cell_other > mdl.other_max).ravel()
+        occupied = middle_body.ravel() > mdl.occupied_min
+        # Empty is said only where a tile would have shown: not under measurable glare.
+        empty = (middle_body.ravel() < mdl.empty_max) & (middle_other.ravel() < 0.02) & (glare.ravel() < mdl.glare_max)
+        tile_ok = (occupied & ~occluded & (contrast > mdl.hub_contrast_min) & (arms > 0)
+                   & (arm_margin > mdl.arm_margin) & colour_ok & (residual < mdl.residual_max))
+        state = np.where(empty & ~occluded, 0, np.where(tile_ok, 1, 2))
+
+        empty_conf = np.clip(1 - middle_body.ravel() / mdl.empty_max * 0.5, 0, 1)
+        tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
+                                               1 - residual / mdl.residual_max]), 0, 1)
+        confidence = np.where(state == 0, empty_conf, np.where(state == 1, 0.5 + 0.5 * tile_conf, 0.0))
+
+        self.debug = {"body_red": body_red, "dots": dot_levels, "arms": arm_levels, "residual": residual,
+                      "contrast": contrast, "middle": middle_body.ravel(), "other": cell_other.ravel(),
+                      "glare": glare.ravel()}
+        why: dict[Cell, str] = {}
+        for i in np.flatnonzero(state == 2):
+            why[CELLS[i]] = _why(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual)
+        return TileReadout(state.reshape(10, 10), arms.reshape(10, 10), red.reshape(10, 10),
+                           confidence.reshape(10, 10).astype(np.float32), occluded.reshape(10, 10),
+                           np.stack([cx, cy], axis=-1), angle, why)
+
+
+def _why(i: int, occluded: np.ndarray, occupied: np.ndarray, contrast: np.ndarray, mdl: ColourModel,
+         arms: np.ndarray, arm_margin: np.ndarray, colour_ok: np.ndarray, residual: np.ndarray) -> str:
+    if occluded[i]:
+        return "something covers it"
+    if not occupied[i]:
+        return "neither clearly empty nor clearly a tile"
+    if contrast[i] <= mdl.hub_contrast_min or arms[i] == 0:
+        return "no tile pattern found"
+    if arm_margin[i] <= mdl.arm_margin:
+        return "an arm is neither clearly wave nor blank"
+    if not colour_ok[i]:
+        return "colour cues disagree"
+    return "does not look like the piece read"
