@@ -152,9 +152,10 @@ def test_realtime_paces_reads_to_the_frame_rate(monkeypatch: pytest.MonkeyPatch)
     clock["now"] += 0.05            # rendering took 50 ms: wait out the rest of the quarter second
     camera.read()
     assert slept == [pytest.approx(0.2)]
-    clock["now"] += 0.5             # fell behind: no waiting
-    camera.read()
+    clock["now"] += 0.5             # fell behind: no waiting, and the frame that is late is skipped
+    frame = camera.read()
     assert len(slept) == 1
+    assert frame.index == 3 and frame.t == pytest.approx(0.75)
 
 
 def test_it_is_a_frame_source_and_open_source_finds_it() -> None:

@@ -69,6 +69,15 @@ def test_same_seed_same_frame_bit_for_bit() -> None:
     assert truth_a.occluded_cells == truth_b.occluded_cells
 
 
+def test_reusing_the_still_picture_never_leaks_between_scenes() -> None:
+    scene = Scene.random(12, level="mild", resolution=SMALL, hand=False)
+    first, _ = render(scene)
+    with_hand, truth = render(replace(scene, hand=Scene.random(12, level="mild", hand=True).hand))
+    assert truth.occlusion and not np.array_equal(first, with_hand)
+    again, truth = render(scene)
+    assert np.array_equal(first, again) and not truth.occlusion
+
+
 def test_another_seed_another_frame() -> None:
     a, _ = render(Scene.random(1, level="medium", resolution=SMALL))
     b, _ = render(Scene.random(2, level="medium", resolution=SMALL))

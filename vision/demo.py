@@ -261,18 +261,17 @@ class DemoGame:
         hand = None
         if moment.visit is not None and moment.progress > 0.0:
             hand = self.hand(moment.visit, moment.progress)
-        # Mains-powered lamps flicker a little; the sensor noise is new every frame.
-        flicker = 1.0 + 0.006 * math.sin(frame_index * 2.1)
-        light = replace(self.scene.light, exposure=self.scene.light.exposure * flicker)
+        # Only the sensor noise is new every frame (render() reuses the rest while nothing moves).
         return replace(self.scene, tiles=dict(moment.tiles),
-                       lays={c: self.lay(i) for c, i in moment.laid_by.items()}, hand=hand, light=light,
+                       lays={c: self.lay(i) for c, i in moment.laid_by.items()}, hand=hand,
                        noise_seed=(self.scene.noise_seed + frame_index) & 0x7FFFFFFF)
 
 
 class DemoCamera:
     """A ``FrameSource`` that films the scripted game at ``fps``; ``read()`` gives the next ``Frame``.
 
-    ``realtime`` paces ``read()`` to the frame rate (False: as fast as frames render, for tests).
+    ``realtime`` paces ``read()`` to the frame rate, skipping frames when rendering cannot keep up (False:
+    every frame, as fast as they render, for tests).
     ``loop`` starts the game again after its closing pause, with a new camera and light drawn from the
     seed; without it ``read()`` returns None after the game.
     """
@@ -307,6 +306,13 @@ class DemoCamera:
         if self._closed:
             return None
         index = self._index
+        if self.realtime:
+            now = time.monotonic()
+            if self._started is None:
+                self._started = now - index / self.fps
+            # A machine too slow to render every frame skips frames rather than play in slow motion;
+            # the skipped indices are used up, so index and time stay true (as ImageDirSource does).
+            index = max(index, int((now - self._started) * self.fps))
         t = index / self.fps
         number, t_game = divmod(t, self.timeline.duration)
         if number >= 1 and not self.loop:
@@ -314,13 +320,11 @@ class DemoCamera:
         game = self.game(int(number))
         image, self.truth = render(game.scene_at(self.timeline.at(t_game), index))
         if self.realtime:
-            now = time.monotonic()
-            if self._started is None:
-                self._started = now - t
-            delay = self._started + t - now
+            assert self._started is not None
+            delay = self._started + t - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
-        self._index += 1
+        self._index = index + 1
         return Frame(index, t, image)
 
     def close(self) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import random
+import threading
 from collections import OrderedDict
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
@@ -460,6 +461,33 @@ class GroundTruth:
 
 def render(scene: Scene) -> tuple[np.ndarray, GroundTruth]:
     """The camera frame of ``scene`` (BGR uint8 at the camera's resolution) and its ground truth."""
+    # A still camera over a still board differs from frame to frame only by sensor noise: keep the last
+    # noiseless picture, so such frames cost just the noise and the JPEG round trip.
+    still = replace(scene, noise_seed=0)
+    with _LAST_LOCK:
+        last = _LAST_CLEAN[0]
+    if last is not None and last[0] == still:
+        image, truth = last[1], last[2]
+    else:
+        image, truth = _noiseless(scene)
+        image.setflags(write=False)
+        with _LAST_LOCK:
+            _LAST_CLEAN[0] = (still, image, truth)
+    image = _noisy(image, scene.sensor, scene.noise_seed)
+    frame = np.clip(image + 0.5, 0, 255).astype(np.uint8)
+    if scene.sensor.jpeg_quality is not None:
+        ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, int(scene.sensor.jpeg_quality)])
+        if ok:
+            frame = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    return frame, truth
+
+
+_LAST_CLEAN: list = [None]
+_LAST_LOCK = threading.Lock()
+
+
+def _noiseless(scene: Scene) -> tuple[np.ndarray, GroundTruth]:
+    """The frame as float32 BGR before the sensor (light and blur applied), and its ground truth."""
     camera = scene.camera
     w, h = camera.resolution
     projector = _Projector(camera)
@@ -477,14 +505,9 @@ def render(scene: Scene) -> tuple[np.ndarray, GroundTruth]:
     if scene.hand is not None:
         hand_mask = _hand_mask(scene.hand, projector, (w, h))
         image = _composite_hand(image, hand_mask, scene.hand)
+        hand_mask.setflags(write=False)
     image = _lit(image, scene.light, (w, h))
     image = _blurred(image, scene.optics)
-    image = _noisy(image, scene.sensor, scene.noise_seed)
-    frame = np.clip(image + 0.5, 0, 255).astype(np.uint8)
-    if scene.sensor.jpeg_quality is not None:
-        ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, int(scene.sensor.jpeg_quality)])
-        if ok:
-            frame = cv2.imdecode(data, cv2.IMREAD_COLOR)
 
     occlusion = _occlusion(scene.layout, projector, hand_mask, (w, h))
     truth = GroundTruth(
@@ -494,7 +517,7 @@ def render(scene: Scene) -> tuple[np.ndarray, GroundTruth]:
         occlusion=occlusion, markers_visible=_markers_visible(scene.layout, projector, hand_mask, (w, h)),
         hand_mask=hand_mask,
     )
-    return frame, truth
+    return image, truth
 
 
 def _texture_ppm(projector: _Projector, layout: BoardLayout) -> int:
