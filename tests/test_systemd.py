@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -349,7 +350,7 @@ def staged_root(tmp_path: Path) -> tuple[Path, Path]:
     venv = root / "opt" / "thoughtwave" / "venv"
     (venv / "bin").mkdir(parents=True)
     (venv / "pyvenv.cfg").write_text("include-system-site-packages = true\n")
-    (venv / "bin" / "python").write_text(f'#!/bin/sh\nexec {Path(os.sys.executable)} "$@"\n')
+    (venv / "bin" / "python").write_text(f'#!/bin/sh\nexec {Path(sys.executable)} "$@"\n')
     # The stub notes whether what it was given to build is a clean copy: the project, no venv, no git.
     (venv / "bin" / "pip").write_text(
         '#!/bin/sh\nfor last; do :; done\nnote=unclean\n'
