@@ -153,7 +153,7 @@ def _sides_pair(sides: int) -> tuple[int, int]:
     return (W, E) if sides == W | E else (N, S)
 
 
-def _placeable_count(counts: dict[Kind, int]) -> int:
+def placeable_count(counts: dict[Kind, int]) -> int:
     """Pieces that can carry a wave through a cell (two arms or more)."""
     return sum(n for kind, n in counts.items() if kind is not Kind.TERMINATOR)
 
@@ -170,6 +170,50 @@ def distance(board: Board, sides: int, available: int, pieces_left: int = 99) ->
     if best >= UNREACHED or best > pieces_left:
         return None
     return best
+
+
+@dataclass(frozen=True)
+class Paths:
+    """One player's full distance maps: placements from their first side (and to their second) per port."""
+
+    table: Crossing
+    from_first: list[int]
+    to_second: list[int]
+    distance: int | None
+
+    def through(self, cell_index: int, arms: int | None = None) -> int:
+        """Fewest placements of a connection through the empty cell, counting the cell itself
+        (``arms`` given: with that piece laid there, so the cell costs nothing)."""
+        ports = CELL_PORT[cell_index]
+        if arms is None:
+            reach, cost = self.table.reach[cell_index], self.table.cost[cell_index]
+        else:
+            reach, cost = _PIECE_REACH[arms], 0
+        best = UNREACHED
+        a, b = self.from_first, self.to_second
+        for k in range(4):
+            m = reach[k]
+            if not m:
+                continue
+            head = a[ports[k]]
+            if head >= best:
+                continue
+            for j, d in enumerate(DIRECTIONS):
+                if m & d:
+                    total = head + cost + b[ports[j]]
+                    if total < best:
+                        best = total
+        return best
+
+
+def paths(board: Board, sides: int, available: int, pieces_left: int = 99) -> Paths:
+    """Distance maps from both of ``sides`` for a player holding ``available`` (see ``distance``)."""
+    first, second = _sides_pair(sides)
+    table = crossing(board, available)
+    from_first = port_distances(table, RIM_PORTS[first])
+    to_second = port_distances(table, RIM_PORTS[second])
+    best = min(from_first[p] for p in RIM_PORTS[second])
+    return Paths(table, from_first, to_second, None if best >= UNREACHED or best > pieces_left else best)
 
 
 def threats(board: Board, sides: int, available: int) -> list[Move]:
@@ -235,7 +279,7 @@ def analyse(referee: Referee) -> Analysis:
             distances[colour], found[colour] = 0, []
             continue
         sides, available = rules.sides(colour), piece_bits(counts)
-        distances[colour] = distance(board, sides, available, _placeable_count(counts))
+        distances[colour] = distance(board, sides, available, placeable_count(counts))
         found[colour] = [] if referee.over else threats(board, sides, available)
     return Analysis(distances, found, referee.to_move, len(referee.verdicts), referee.winner)
 

@@ -1,0 +1,358 @@
+"""The computer player: alpha-beta search over the referee's own moves, judged by connection distance.
+
+Every position in the search is the real ``Referee`` (``attempt`` then ``undo``), so turn order,
+missed turns, automatic passes, wins and draws are exactly the referee's. Only placements from
+``board.legal_placements`` with the mover's pieces are ever tried, on the mover's turn.
+
+The evaluation is the race: the opponent's connection distance minus the mover's
+(``engine.analysis``), with a bonus for having the move, and a won position when the side to move
+is one placement away. Candidate moves at a node are the placements on cells that lie on a short
+connection of either player; they are ranked cheaply from the distance maps, the best few are
+evaluated properly, and only those are searched deeper (a beam). Levels: 1 picks the best
+evaluated move (greedy), 2 looks at the opponent's best replies, 3 deepens while time remains.
+
+>>> from engine import Referee
+>>> str(Computer(level=1, seed=1).choose(Referee()))[-3:] in {str(c) for c in __import__("engine").CELLS}
+True
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+import time
+from dataclasses import dataclass
+
+from engine.analysis import Paths, paths, placeable_count
+from engine.board import FITS, piece_bits
+from engine.cells import CELLS, SIZE
+from engine.moves import Move
+from engine.pieces import Colour, Kind, Piece
+from engine.referee import Outcome, Referee
+
+WIN = 1000.0
+_NO_PATH = 30          # a distance of None counts as this far: worse than any real path
+_TEMPO = 0.5           # having the move is worth half a placement in the race
+_DOUBLE_THREAT = 4.0   # each winning cell beyond the first, when the opponent has the move
+
+
+_KIND_VALUE = {Kind.TERMINATOR: 0.5, Kind.BEND: 0.5, Kind.STRAIGHT: 1.0, Kind.JUNCTION: 1.5, Kind.CROSS: 2.5}
+
+
+def _hand_value(counts: dict[Kind, int]) -> float:
+    return sum(_KIND_VALUE[k] * n for k, n in counts.items())
+
+
+class _OutOfBudget(Exception):
+    """Raised inside the search when the time or node budget is spent."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The computer's answer: the move, its win estimate in [0, 1] for the mover, and search figures."""
+
+    move: Move
+    colour: Colour
+    score: float
+    value: float
+    depth: int
+    nodes: int
+
+    def to_json(self) -> dict:
+        """``{"move": "nes@B2", "score": 0.73, "colour": "red", "value": 1.5, "depth": 3, "nodes": 812}``"""
+        return {"move": str(self.move), "score": round(self.score, 3), "colour": self.colour.value,
+                "value": round(self.value, 3), "depth": self.depth, "nodes": self.nodes}
+
+
+def win_estimate(value: float) -> float:
+    """Squash an evaluation (placements ahead in the race, or +-WIN) into [0, 1] for the mover.
+
+    Not a measured probability: 0.5 is an even race, about 0.82 one placement ahead, 1.0 a forced win.
+    """
+    if value >= WIN - 100:
+        return 1.0
+    if value <= -WIN + 100:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-1.5 * value))
+
+
+class Computer:
+    """A computer player. ``choose(referee)`` returns a legal placement for the side to move.
+
+    ``level``: 1 greedy, 2 two plies, 3 deepening until ``seconds`` run out. ``max_nodes`` caps the
+    positions evaluated (deterministic, for tests); ``seconds=None`` means no clock at all.
+    ``seed`` makes the tie-breaking between equal moves repeatable.
+    """
+
+    def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,
+                 seed: int | None = None, beam: int = 10, keep: float = 0.0) -> None:
+        if level not in (1, 2, 3):
+            raise ValueError(f"level must be 1, 2 or 3, not {level}")
+        self.level = level
+        self.seconds = seconds
+        self.max_nodes = max_nodes
+        self.beam = beam
+        self.keep = keep
+        self.rng = random.Random(seed)
+        self._deadline = math.inf
+        self._nodes = 0
+        self._limited = False
+        self._root: Colour = Colour.RED
+
+    # ---- the public face ---------------------------------------------------------------------
+    def choose(self, referee: Referee) -> Move | None:
+        """The move for the side to move, or None when the game is over."""
+        choice = self.search(referee)
+        return choice.move if choice else None
+
+    def search(self, referee: Referee) -> Choice | None:
+        """Search from the referee's position (left unchanged) and return the best move found."""
+        if referee.over or referee.to_move is None:
+            return None
+        ref = copy.deepcopy(referee)       # the caller's referee is never touched, even on a crash
+        mover = ref.to_move
+        assert mover is not None
+        self._root = mover
+        self._nodes = 0
+        self._deadline = math.inf          # the first ranking always completes: there is always a move
+        self._limited = False
+        ranked = self._ranked(ref, wide=True)
+        self._limited = True
+        self._deadline = time.monotonic() + self.seconds if self.seconds is not None else math.inf
+        if not ranked:
+            return None
+        best_value, best_move = ranked[0]
+        depth = 1
+        if self.level > 1 and abs(best_value) < WIN - 100 and len(ranked) > 1:
+            max_depth = 2 if self.level == 2 else 8
+            moves = [m for _, m in ranked[: max(self.beam + 4, 12)]]
+            for target in range(2, max_depth + 1):
+                try:
+                    value, move = self._root_search(ref, moves, target)
+                except _OutOfBudget as out:
+                    if out.args and out.args[0] is not None:
+                        best_value, best_move = out.args[0]
+                    break
+                best_value, best_move, depth = value, move, target
+                if abs(value) >= WIN - 100:
+                    break
+                moves.remove(move)
+                moves.insert(0, move)
+        return Choice(best_move, mover, win_estimate(best_value), best_value, depth, self._nodes)
+
+    # ---- search -------------------------------------------------------------------------------
+    def _root_search(self, ref: Referee, moves: list[Move], depth: int) -> tuple[float, Move]:
+        alpha, best = -math.inf, None
+        for move in moves:
+            try:
+                value = self._after(ref, move, depth - 1, alpha, math.inf)
+            except _OutOfBudget:
+                raise _OutOfBudget(best) from None
+            if value > alpha:
+                alpha, best = value, (value, move)
+        assert best is not None
+        return best
+
+    def _after(self, ref: Referee, move: Move, depth: int, alpha: float, beta: float) -> float:
+        """The value (for the root's side) of playing ``move`` then searching ``depth`` more plies."""
+        verdict = ref.attempt(move)
+        assert verdict.outcome is Outcome.LEGAL, verdict.reason
+        try:
+            return self._value(ref, depth, alpha, beta)
+        finally:
+            ref.undo()
+
+    def _value(self, ref: Referee, depth: int, alpha: float, beta: float) -> float:
+        if ref.over or depth == 0:
+            return self._evaluate(ref)
+        ranked = self._ranked(ref, wide=False)
+        if not ranked:
+            return self._evaluate(ref)
+        maximising = ref.to_move is self._root
+        if depth == 1:      # the ranking already evaluated every child: no need to play them again
+            values = [v if maximising else -v for v, _ in ranked]
+            return max(values) if maximising else min(values)
+        best = -math.inf if maximising else math.inf
+        for _, move in ranked[: self.beam]:
+            value = self._after(ref, move, depth - 1, alpha, beta)
+            if maximising:
+                best = max(best, value)
+                alpha = max(alpha, value)
+            else:
+                best = min(best, value)
+                beta = min(beta, value)
+            if alpha >= beta:
+                break
+        return best
+
+    def _tick(self) -> None:
+        self._nodes += 1
+        if not self._limited:
+            return
+        if self.max_nodes is not None and self._nodes > self.max_nodes:
+            raise _OutOfBudget(None)
+        if self._nodes & 3 == 0 and time.monotonic() > self._deadline:
+            raise _OutOfBudget(None)
+
+    # ---- evaluation -----------------------------------------------------------------------------
+    def _paths(self, ref: Referee, colour: Colour) -> Paths:
+        counts = ref.inventory[colour]
+        return paths(ref.board, ref.rules.sides(colour), piece_bits(counts), placeable_count(counts))
+
+    def _evaluate(self, ref: Referee) -> float:
+        """The position's value for the root's side (positive: the root is ahead)."""
+        self._tick()
+        me = self._root
+        if ref.winner is not None:
+            return WIN if ref.winner is me else -WIN
+        if ref.draw:
+            return 0.0
+        return self._race(ref, me, self._distance(ref, me), self._distance(ref, me.other))
+
+    def _race(self, ref: Referee, me: Colour, mine: int | None, theirs: int | None) -> float:
+        to_move = ref.to_move
+        if mine == 1 and to_move is me:
+            return WIN - 1
+        if theirs == 1 and to_move is me.other:
+            return -(WIN - 1)
+        if mine is None and theirs is None:
+            return 0.0
+        mine_n = _NO_PATH if mine is None else mine
+        theirs_n = _NO_PATH if theirs is None else theirs
+        value = theirs_n - mine_n + (_TEMPO if to_move is me else -_TEMPO)
+        # versatile pieces kept for later make the last placements possible (bends alone often fail)
+        value += self.keep * (_hand_value(ref.inventory[me]) - _hand_value(ref.inventory[me.other]))
+        # One block stops one threat: a player one placement away on several cells, with the other
+        # side to move, is close to winning.
+        if mine == 1:
+            value += _DOUBLE_THREAT * (self._threat_cells(ref, me) - 1)
+        if theirs == 1:
+            value -= _DOUBLE_THREAT * (self._threat_cells(ref, me.other) - 1)
+        return value
+
+    def _threat_cells(self, ref: Referee, colour: Colour) -> int:
+        from engine.analysis import threats
+
+        found = threats(ref.board, ref.rules.sides(colour), ref.available(colour))
+        return len({m.cell for m in found})
+
+    def _distance(self, ref: Referee, colour: Colour) -> int | None:
+        from engine.analysis import distance
+
+        counts = ref.inventory[colour]
+        return distance(ref.board, ref.rules.sides(colour), piece_bits(counts), placeable_count(counts))
+
+    # ---- candidates ------------------------------------------------------------------------------
+    def _ranked(self, ref: Referee, wide: bool) -> list[tuple[float, Move]]:
+        """Candidate moves for the side to move, best first, each with its evaluation for the mover.
+
+        A winning placement, when there is one, is the only candidate.
+        """
+        mover = ref.to_move
+        assert mover is not None
+        mine, theirs = self._paths(ref, mover), self._paths(ref, mover.other)
+        available = ref.available(mover)
+        board = ref.board
+        arms, fixed, need = board.arms, board.fixed, board.need
+        scored: list[tuple[float, Move]] = []
+        d_mine = mine.distance if mine.distance is not None else _NO_PATH
+        d_theirs = theirs.distance if theirs.distance is not None else _NO_PATH
+        forced: set[int] = set()
+        if d_theirs <= 2:
+            # the opponent is close: every cell on or next to their short connections is a candidate
+            for i in range(SIZE * SIZE):
+                if not arms[i] and theirs.through(i) <= d_theirs:
+                    forced.add(i)
+                    for _, n in CELLS[i].neighbours():
+                        if not arms[n.index]:
+                            forced.add(n.index)
+        for i in range(SIZE * SIZE):
+            if arms[i]:
+                continue
+            bits = FITS[fixed[i]][need[i]] & available
+            if not bits:
+                continue
+            through_mine = mine.through(i)
+            through_theirs = theirs.through(i)
+            on_mine = through_mine <= d_mine + 1
+            on_theirs = through_theirs <= d_theirs
+            if not (on_mine or on_theirs or i in forced):
+                continue
+            for piece_arms in range(1, 16):
+                if not bits >> piece_arms & 1:
+                    continue
+                after_mine = mine.through(i, piece_arms)
+                if after_mine == 0:        # joins the mover's sides: nothing else matters
+                    return [(WIN, Move(Piece(piece_arms), CELLS[i]))]
+                after_theirs = theirs.through(i, piece_arms)
+                gain = d_mine - min(d_mine, after_mine)
+                helps = d_theirs - min(d_theirs, after_theirs)
+                blocks = 1 if on_theirs and after_theirs >= d_theirs else 0
+                cheap = 2 * gain - 3 * helps + blocks + (2 if i in forced else 0) + self.rng.random() * 0.1
+                scored.append((cheap, Move(Piece(piece_arms), CELLS[i])))
+        if not scored:      # nothing near any connection (a blocked board): any legal placement will do
+            scored = [(self.rng.random(), m) for m in board.legal_placements(available)]
+        scored.sort(key=lambda x: -x[0])
+        keep = len(scored) if wide and len(scored) <= 80 else (60 if wide else 2 * self.beam + 4)
+        forced_moves = [m for _, m in scored[keep:] if m.cell.index in forced]
+        shortlist = [m for _, m in scored[:keep]] + forced_moves
+        out: list[tuple[float, Move]] = []
+        for move in shortlist:
+            verdict = ref.attempt(move)
+            assert verdict.outcome is Outcome.LEGAL, verdict.reason
+            try:
+                value = self._evaluate(ref)
+            finally:
+                ref.undo()
+            if mover is not self._root:
+                value = -value
+            out.append((value + self.rng.random() * 1e-3, move))
+        out.sort(key=lambda x: -x[0])
+        return out
+
+
+# ---- simple players to measure against (bench/ai.py, tests) ----------------------------------------
+def random_move(referee: Referee, rng: random.Random) -> Move | None:
+    """A uniformly random legal placement for the side to move (None when the game is over)."""
+    if referee.over or referee.to_move is None:
+        return None
+    return referee.board.random_placement(referee.available(referee.to_move), rng)
+
+
+def greedy_move(referee: Referee, rng: random.Random) -> Move | None:
+    """The placement that minimises the mover's own connection distance, ties broken by maximising
+    the opponent's, then at random. Tries every legal placement (a one-ply player)."""
+    from engine.analysis import distance
+
+    if referee.over or referee.to_move is None:
+        return None
+    mover = referee.to_move
+    board, rules = referee.board, referee.rules
+    counts = dict(referee.inventory[mover])
+    theirs_counts = referee.inventory[mover.other]
+    theirs_bits, theirs_left = piece_bits(theirs_counts), placeable_count(theirs_counts)
+    best: tuple[float, float, float] | None = None
+    choice = None
+    for move in list(board.legal_placements(piece_bits(counts))):
+        kind = move.piece.kind
+        counts[kind] -= 1
+        board.push(move)
+        try:
+            if board.sides_joined(move.cell) & rules.sides(mover) == rules.sides(mover):
+                mine: float = -1.0          # a win beats everything
+                theirs: float = 0.0
+            else:
+                d = distance(board, rules.sides(mover), piece_bits(counts), placeable_count(counts))
+                mine = _NO_PATH if d is None else d
+                t = distance(board, rules.sides(mover.other), theirs_bits, theirs_left)
+                theirs = _NO_PATH if t is None else t
+                if board.sides_joined(move.cell) & rules.sides(mover.other) == rules.sides(mover.other):
+                    mine = _NO_PATH + 1     # connecting only the opponent loses at once
+        finally:
+            board.pop()
+            counts[kind] += 1
+        key = (mine, -theirs, rng.random())
+        if best is None or key < best:
+            best, choice = key, move
+    return choice
