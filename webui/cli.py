@@ -17,6 +17,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("referee", "webui.cmd_referee", "referee typed moves (or camera frames): one JSON line per attempt"),
     ("legal", "webui.cmd_legal", "which pieces the side to move may place on a cell"),
     ("play", "webui.cmd_play", "a game in the terminal"),
+    ("hint", "webui.cmd_hint", "the computer's move for the side to move"),
     ("serve", "webui.cmd_serve", "the companion: camera, referee and the live display in a browser"),
     ("calibrate", "webui.cmd_calibrate", "check the camera and the printed board, and write the calibration profile"),
     ("print-kit", "webui.cmd_print_kit", "the printable board and tiles: a PDF at exact size, or PNGs with a pixel map"),
