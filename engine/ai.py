@@ -22,6 +22,7 @@ import copy
 import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.analysis import Paths, paths, placeable_count
@@ -356,3 +357,16 @@ def greedy_move(referee: Referee, rng: random.Random) -> Move | None:
         if best is None or key < best:
             best, choice = key, move
     return choice
+
+
+def chooser(colour: Colour, computer: Computer) -> Callable[[Referee], str | None]:
+    """A ``choose(referee)`` for ``thoughtwave play``: the computer's move line when ``colour`` is to
+    move, else None (a person types)."""
+
+    def choose(referee: Referee) -> str | None:
+        if referee.to_move is not colour:
+            return None
+        move = computer.choose(referee)
+        return str(move) if move else None
+
+    return choose

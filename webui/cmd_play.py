@@ -24,6 +24,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--record", metavar="FILE", help="save the game record here after every move")
     parser.add_argument("--red", default="", metavar="NAME", help="Red player's name")
     parser.add_argument("--black", default="", metavar="NAME", help="Black player's name")
+    parser.add_argument("--vs", choices=["human", "computer"], default="human", help="the opponent (default human)")
+    parser.add_argument("--computer", choices=["red", "black"], default="black", help="the computer's colour")
+    parser.add_argument("--level", type=int, choices=[1, 2, 3], default=3, help="the computer's strength (default 3)")
+    parser.add_argument("--seconds", type=float, default=1.0, help="the computer's thinking time per move")
     add_rules_arguments(parser)
 
 
@@ -68,6 +72,10 @@ def explain(verdict, referee: Referee) -> str:
 
 def run(args: argparse.Namespace, choose: Callable[[Referee], str] | None = None) -> int:
     """Play until the game ends or input ends. ``choose`` answers for a computer side."""
+    if choose is None and getattr(args, "vs", "human") == "computer":
+        from engine.ai import Computer, chooser
+
+        choose = chooser(Colour.parse(args.computer), Computer(level=args.level, seconds=args.seconds))
     referee = Referee(rules_from_args(args))
     ansi = sys.stdout.isatty() and os.environ.get("NO_COLOR") is None
     record_path = Path(args.record) if args.record else None
