@@ -198,6 +198,32 @@ def test_random_positions_are_legal_and_within_each_sides_pieces() -> None:
                     assert piece.has(direction) == tiles[other][1].has(OPPOSITE[direction])
 
 
+def tile_corners(scene: Scene, cell: Cell) -> np.ndarray:
+    """The four corners (mm) of the tile on ``cell`` as it lies."""
+    lay = scene.lays[cell]
+    c, half = scene.layout.cell_mm, scene.layout.tile_mm / 2
+    cx, cy = scene.layout.cell_center_mm(cell)
+    centre = np.array([cx + lay.offset[0] * c, cy + lay.offset[1] * c])
+    a = np.radians(lay.turn_deg)
+    turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    return centre + np.array([[-half, -half], [half, -half], [half, half], [-half, half]]) @ turn.T
+
+
+def test_hard_hands_stray_but_tiles_never_lie_on_each_other() -> None:
+    strayed = 0
+    for seed in range(6):
+        scene = Scene.random(seed, level="hard", resolution=SMALL)
+        for cell in scene.tiles:
+            lay = scene.lays[cell]
+            strayed += abs(lay.offset[0]) > 0.1 or abs(lay.turn_deg) > 8
+            for direction, other in cell.neighbours():
+                if other in scene.tiles and direction in (2, 4):   # east and south neighbours
+                    axis = 0 if direction == 2 else 1
+                    reach = tile_corners(scene, cell)[:, axis].max() - tile_corners(scene, other)[:, axis].min()
+                    assert reach < 0.03 * scene.layout.cell_mm, f"{cell} lies on {other}"
+    assert strayed > 5, "lone tiles still stray and turn a lot at the hard level"
+
+
 def test_describe_is_plain_json() -> None:
     import json
 

@@ -29,7 +29,7 @@ from engine.moves import Move, parse_move_line
 from engine.pieces import Colour, Piece
 from vision.artwork import BoardLayout
 from vision.sources import Frame
-from vision.synth import SKIN_TONES, GroundTruth, Hand, Scene, TileLay, render
+from vision.synth import SKIN_TONES, GroundTruth, Hand, Scene, TileLay, fit_lays, render
 
 #: Seconds for each phase of a hand's visit, and the quiet spells around them.
 REACH_SECONDS = 0.9      # the hand comes in from the player's side to the cell
@@ -262,8 +262,8 @@ class DemoGame:
         if moment.visit is not None and moment.progress > 0.0:
             hand = self.hand(moment.visit, moment.progress)
         # Only the sensor noise is new every frame (render() reuses the rest while nothing moves).
-        return replace(self.scene, tiles=dict(moment.tiles),
-                       lays={c: self.lay(i) for c, i in moment.laid_by.items()}, hand=hand,
+        lays = fit_lays(moment.tiles, {c: self.lay(i) for c, i in moment.laid_by.items()})
+        return replace(self.scene, tiles=dict(moment.tiles), lays=lays, hand=hand,
                        noise_seed=(self.scene.noise_seed + frame_index) & 0x7FFFFFFF)
 
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from engine.board import Board, piece_bits
 from engine.cells import CELLS, Cell
-from engine.pieces import START_INVENTORY, Colour, Piece
+from engine.pieces import START_INVENTORY, Colour, E, Piece, S, W
 from vision.artwork import BoardLayout, board_image, tile_image
 
 #: Named disturbance levels; a float in 0..1 works too.
@@ -44,10 +44,15 @@ MAX_TILES = 2 * sum(START_INVENTORY.values())
 SKIN_TONES: tuple[tuple[int, int, int], ...] = (
     (160, 180, 228), (132, 158, 210), (105, 135, 190), (78, 105, 150), (55, 75, 110), (42, 55, 80),
 )
-#: Table tops (BGR): oak, walnut, grey laminate, white laminate, dark slate, green baize.
-TABLE_TONES: tuple[tuple[int, int, int], ...] = (
-    (95, 145, 190), (45, 70, 105), (150, 150, 145), (215, 218, 220), (60, 60, 58), (60, 110, 50),
+#: Table tops (BGR) and how much grain each shows: oak, walnut, grey laminate, white laminate, slate, baize.
+TABLE_TONES: tuple[tuple[tuple[int, int, int], float], ...] = (
+    ((95, 145, 190), 0.9), ((45, 70, 105), 0.9), ((150, 150, 145), 0.25), ((215, 218, 220), 0.15),
+    ((60, 60, 58), 0.3), ((60, 110, 50), 0.2),
 )
+#: How far a tile may stray toward a neighbouring tile (share of a cell) and turn beside one (degrees):
+#: the neighbour's card edge stops it.
+NEIGHBOUR_SLACK = 0.01
+NEIGHBOUR_TURN = 2.0
 
 
 def level_amount(level: str | float) -> float:
@@ -210,7 +215,7 @@ class Hand:
 class Table:
     """The table around the board: base colour, wood grain strength 0..1 and direction, its own seed."""
 
-    bgr: tuple[int, int, int] = TABLE_TONES[0]
+    bgr: tuple[int, int, int] = TABLE_TONES[0][0]
     grain: float = 0.5
     angle_deg: float = 0.0
     seed: int = 0
@@ -260,6 +265,7 @@ class Scene:
         lays = {}
         for cell in sorted(tiles):
             lays[cell] = TileLay((signed(0.2) * amount, signed(0.2) * amount), signed(15.0) * amount)
+        lays = fit_lays(tiles, lays)
         camera = _random_camera(rnd, amount, resolution, layout)
 
         kelvin = u(2700, 7500)
@@ -289,7 +295,8 @@ class Scene:
                             ink_lift=u(0, 40) * amount)
         hand_draw = _random_hand(rnd, layout)
         with_hand = rnd.random() < 0.5 * amount if hand is None else hand
-        table = Table(rnd.choice(TABLE_TONES), u(0.2, 0.9), u(0, 180), rnd.getrandbits(31))
+        tone, grain = rnd.choice(TABLE_TONES)
+        table = Table(tone, grain * u(0.3, 1.0), u(0, 180), rnd.getrandbits(31))
         return cls(
             tiles=dict(tiles), lays=lays, camera=camera, light=light, optics=optics, sensor=sensor,
             printing=printing, hand=hand_draw if with_hand else None, table=table, layout=layout,
@@ -303,6 +310,31 @@ class Scene:
         out["lays"] = {str(c): asdict(lay) for c, lay in sorted(self.lays.items())}
         out["layout"] = {"cell_mm": self.layout.cell_mm}
         return out
+
+
+def fit_lays(tiles: dict[Cell, tuple[Colour, Piece]], lays: dict[Cell, TileLay]) -> dict[Cell, TileLay]:
+    """``lays`` with each tile kept out of its neighbours' cells: beside a tile a tile strays at most
+    ``NEIGHBOUR_SLACK`` toward it and turns at most ``NEIGHBOUR_TURN`` degrees."""
+    out = {}
+    for cell, lay in lays.items():
+        (dx, dy), turn = lay.offset, lay.turn_deg
+        crowded = False
+        for direction, other in cell.neighbours():
+            if other not in tiles:
+                continue
+            crowded = True
+            if direction == E:
+                dx = min(dx, NEIGHBOUR_SLACK)
+            elif direction == W:
+                dx = max(dx, -NEIGHBOUR_SLACK)
+            elif direction == S:
+                dy = min(dy, NEIGHBOUR_SLACK)
+            else:
+                dy = max(dy, -NEIGHBOUR_SLACK)
+        if crowded:
+            turn = min(NEIGHBOUR_TURN, max(-NEIGHBOUR_TURN, turn))
+        out[cell] = TileLay((dx, dy), turn)
+    return out
 
 
 def random_position(rnd: random.Random, count: int) -> dict[Cell, tuple[Colour, Piece]]:
