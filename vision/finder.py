@@ -24,11 +24,12 @@ from vision.artwork import ARUCO_DICTIONARY, BoardLayout
 
 #: Canonical grid image: pixels per cell and the margin kept around the grid (in cells), so that a
 #: tile pushed 20% off a rim cell is still wholly inside the image.
-PX_PER_CELL = 48
+PX_PER_CELL = 40
 MARGIN_CELLS = 0.25
 #: Marker detection runs on a copy scaled so that its longer side is at most this many pixels;
-#: corners are then refined at full resolution. Markers stay well above the detector's minimum.
-DETECT_LONG_SIDE = 1000
+#: corners are then refined at full resolution. A marker is 1.2 cells, so on a board that fills a
+#: third of the frame it is still ~20 px (3 px a module) there: enough for the detector.
+DETECT_LONG_SIDE = 640
 #: A pose that moves any grid corner by more than this share of a cell counts as a moved board.
 MOVED_CELLS = 0.25
 #: RANSAC inlier threshold, in pixels of the full-resolution frame.
@@ -82,19 +83,24 @@ class FinderResult:
         return self.pose is not None
 
 
-def _detector_parameters() -> cv2.aruco.DetectorParameters:
+def _detector_parameters(window_sizes: tuple[int, int, int]) -> cv2.aruco.DetectorParameters:
     params = cv2.aruco.DetectorParameters()
-    # Fewer adaptive-threshold passes than the default (3..23 step 10 gives 3 passes): enough for
-    # markers of 20-120 px on the downscaled image, and detection is the finder's main cost.
-    params.adaptiveThreshWinSizeMin = 5
-    params.adaptiveThreshWinSizeMax = 25
-    params.adaptiveThreshWinSizeStep = 10
+    # Each adaptive-threshold window size is one pass over the image, and detection is the finder's
+    # main cost: one pass first, more only when that finds too few markers.
+    params.adaptiveThreshWinSizeMin, params.adaptiveThreshWinSizeMax, params.adaptiveThreshWinSizeStep = window_sizes
     params.minMarkerPerimeterRate = 0.02
     params.maxMarkerPerimeterRate = 1.0
     params.polygonalApproxAccuracyRate = 0.05
     # Corners are refined at full resolution below, so none here.
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
     return params
+
+
+#: (min, max, step) adaptive-threshold windows of the quick pass and of the thorough retry.
+QUICK_WINDOWS = (13, 13, 10)
+THOROUGH_WINDOWS = (5, 25, 10)
+#: The thorough retry runs when the quick pass finds fewer markers than this.
+RETRY_BELOW = 4
 
 
 class BoardFinder:
@@ -110,7 +116,8 @@ class BoardFinder:
         self.geometry = geometry or GridGeometry()
         self.lens = None if lens is None else (np.asarray(lens[0], np.float64), np.asarray(lens[1], np.float64))
         dictionary = cv2.aruco.getPredefinedDictionary(ARUCO_DICTIONARY)
-        self._detector = cv2.aruco.ArucoDetector(dictionary, _detector_parameters())
+        self._quick = cv2.aruco.ArucoDetector(dictionary, _detector_parameters(QUICK_WINDOWS))
+        self._thorough = cv2.aruco.ArucoDetector(dictionary, _detector_parameters(THOROUGH_WINDOWS))
         self._marker_mm = {m.id: np.asarray(m.corners_mm(), np.float64) for m in self.layout.markers}
         self.last_pose: BoardPose | None = None
         self._remap_cache: tuple[BoardPose, tuple[np.ndarray, np.ndarray]] | None = None
@@ -123,7 +130,15 @@ class BoardFinder:
         long_side = max(grey.shape[:2])
         scale = min(1.0, DETECT_LONG_SIDE / long_side)
         small = grey if scale == 1.0 else cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        corners, ids, _ = self._detector.detectMarkers(small)
+        found = self._detect(self._quick, small, scale)
+        if len(found) < RETRY_BELOW:
+            found = {**found, **self._detect(self._thorough, small, scale)}
+        if found and scale < 1.0:
+            self._refine(grey, found, scale)
+        return found
+
+    def _detect(self, detector: cv2.aruco.ArucoDetector, small: np.ndarray, scale: float) -> dict[int, np.ndarray]:
+        corners, ids, _ = detector.detectMarkers(small)
         if ids is None:
             return {}
         found: dict[int, np.ndarray] = {}
@@ -138,8 +153,6 @@ class BoardFinder:
             found[marker_id] = (quad.reshape(4, 2).astype(np.float64) + 0.5) / scale - 0.5
         for marker_id in duplicated:  # two markers with one id: neither can be trusted
             del found[marker_id]
-        if found and scale < 1.0:
-            self._refine(grey, found, scale)
         return found
 
     @staticmethod

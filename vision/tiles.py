@@ -172,6 +172,9 @@ _u, _v = _frame_coords()
 #: neighbour's edge would dominate.
 _RESIDUAL_MASK = ((np.abs(_u) < 0.42) & (np.abs(_v) < 0.42)).astype(np.float32)
 _RESIDUAL_MASK /= _RESIDUAL_MASK.sum()
+#: Edge directions are taken within the tile's outline (the upright patch is 1.1 tiles wide), so a
+#: neighbour's edges barely count.
+_ANGLE_WEIGHT = (np.hypot(_u, _v)[1:-1, 1:-1] * 1.1 < 0.56).astype(np.float32)
 
 
 # -- the reader ----------------------------------------------------------------------------------
@@ -213,12 +216,16 @@ class TileReader:
         return grid.astype(np.float32) / np.maximum(white, 16.0), glare
 
     # Step 2 and 5 --------------------------------------------------------------------------------
-    def _blocks(self, a: np.ndarray, lo: float, hi: float) -> np.ndarray:
-        """(10, 10, h, w) view of the part of each cell between ``lo`` and ``hi`` (shares of a cell)."""
+    def _cell_shares(self, mask: np.ndarray, lo: float, hi: float) -> np.ndarray:
+        """(100,) share of ``mask`` pixels in the square of each cell from ``lo`` to ``hi`` (shares of a cell)."""
         p, m = self.geometry.px_per_cell, self.geometry.margin_px
-        cells = a[m:m + 10 * p, m:m + 10 * p].reshape(10, p, 10, p).swapaxes(1, 2)
+        total = cv2.integral(mask.view(np.uint8))
         a0, a1 = int(round(lo * p)), int(round(hi * p))
-        return cells[:, :, a0:a1, a0:a1]
+        starts = m + np.arange(10) * p
+        y0, y1 = np.ix_(starts + a0, starts + a0)[0], np.ix_(starts + a1, starts + a1)[0]
+        x0, x1 = (starts + a0)[None, :], (starts + a1)[None, :]
+        sums = total[y1, x1] - total[y0, x1] - total[y1, x0] + total[y0, x0]
+        return (sums / float((a1 - a0) ** 2)).astype(np.float32).ravel()
 
     def classes(self, norm: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per pixel: cream level (0 tile body .. 1 paper), redness, not-paper mask, hand-like mask."""
@@ -276,23 +283,23 @@ class TileReader:
 
     def _angles(self, cream: np.ndarray, cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
         """Each tile's turn in radians, from the 4-fold symmetric mean of its edge directions."""
-        gx = cv2.Sobel(cream, cv2.CV_32F, 1, 0, ksize=3)
-        gy = cv2.Sobel(cream, cv2.CV_32F, 0, 1, ksize=3)
+        # An upright patch a little larger than the tile, so its outer edges count too.
+        patch = self._patches(cream, cx, cy, np.zeros(100, np.float32), extent=1.1)[..., 0]
+        gx = patch[:, 1:-1, 2:] - patch[:, 1:-1, :-2]
+        gy = patch[:, 2:, 1:-1] - patch[:, :-2, 1:-1]
         # (gx + i gy)^4 / |g|^2: edges at 90 degrees to each other add up, weighted by strength.
         a = gx * gx - gy * gy
         b = 2 * gx * gy
         mag = gx * gx + gy * gy + 1e-6
-        k = int(round(1.05 * self.tile_px)) | 1
-        re = cv2.blur((a * a - b * b) / mag, (k, k))
-        im = cv2.blur((2 * a * b) / mag, (k, k))
-        yi = np.clip(np.rint(cy).astype(int), 0, cream.shape[0] - 1)
-        xi = np.clip(np.rint(cx).astype(int), 0, cream.shape[1] - 1)
-        return (np.arctan2(im[yi, xi], re[yi, xi]) / 4).astype(np.float32)
+        re = ((a * a - b * b) / mag * _ANGLE_WEIGHT).sum(axis=(1, 2))
+        im = ((2 * a * b) / mag * _ANGLE_WEIGHT).sum(axis=(1, 2))
+        return (np.arctan2(im, re) / 4).astype(np.float32)
 
-    def _patches(self, image: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.ndarray) -> np.ndarray:
-        """(100, PATCH, PATCH, ch) samples of ``image`` in each tile's own frame."""
+    def _patches(self, image: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.ndarray,
+                 extent: float = 1.0) -> np.ndarray:
+        """(100, PATCH, PATCH, ch) samples of ``image`` in each tile's own frame, ``extent`` tiles wide."""
         u, v = _frame_coords()
-        u, v = u * self.tile_px, v * self.tile_px
+        u, v = u * (self.tile_px * extent), v * (self.tile_px * extent)
         cos, sin = np.cos(angle).reshape(100, 1, 1), np.sin(angle).reshape(100, 1, 1)
         map_x = cx.reshape(100, 1, 1) + u * cos - v * sin
         map_y = cy.reshape(100, 1, 1) + u * sin + v * cos
@@ -307,17 +314,17 @@ class TileReader:
         norm, glare = self.normalise(grid)
         cream, redness, not_paper, other = self.classes(norm)
 
-        middle_body = self._blocks(not_paper, 0.18, 0.82).mean(axis=(2, 3), dtype=np.float32)
-        cell_other = self._blocks(other, 0.0, 1.0).mean(axis=(2, 3), dtype=np.float32)
-        middle_other = self._blocks(other, 0.18, 0.82).mean(axis=(2, 3), dtype=np.float32)
+        middle_body = self._cell_shares(not_paper, 0.18, 0.82)
+        cell_other = self._cell_shares(other, 0.0, 1.0)
+        middle_other = self._cell_shares(other, 0.18, 0.82)
 
         cx, cy, peak = self._centres(self._hub_response(cream))
         angle = self._angles(cream, cx, cy)
         # Cream and redness travel together through one remap.
         patches = self._patches(np.dstack([cream, redness]), cx, cy, angle)
         flat = patches.reshape(100, PATCH * PATCH, 2)
-        means = flat[..., 0] @ _AVERAGER                          # (100, regions) cream levels
-        red_means = flat[..., 1] @ _AVERAGER
+        means = _matmul(flat[..., 0], _AVERAGER)                   # (100, regions) cream levels
+        red_means = _matmul(flat[..., 1], _AVERAGER)
         col = {name: k for k, name in enumerate(_REGIONS)}
 
         body_level = means[:, col["body"]]
@@ -348,23 +355,23 @@ class TileReader:
         # The patch must look like the ideal picture of what was read.
         scaled = np.clip((flat[..., 0] - body_level[:, None]) / scale, 0, 1)
         ideal = _IDEAL[arms, red.astype(int)].reshape(100, -1)
-        residual = np.abs(scaled - ideal) @ _RESIDUAL_MASK.ravel()
+        residual = _matmul(np.abs(scaled - ideal), _RESIDUAL_MASK.reshape(-1, 1))[:, 0]
 
         occluded = (cell_other > mdl.other_max).ravel()
-        occupied = middle_body.ravel() > mdl.occupied_min
+        occupied = middle_body > mdl.occupied_min
         # Empty is said only where a tile would have shown: not under measurable glare.
-        empty = (middle_body.ravel() < mdl.empty_max) & (middle_other.ravel() < 0.02) & (glare.ravel() < mdl.glare_max)
+        empty = (middle_body < mdl.empty_max) & (middle_other < 0.02) & (glare.ravel() < mdl.glare_max)
         tile_ok = (occupied & ~occluded & (contrast > mdl.hub_contrast_min) & (arms > 0)
                    & (arm_margin > mdl.arm_margin) & colour_ok & (residual < mdl.residual_max))
         state = np.where(empty & ~occluded, 0, np.where(tile_ok, 1, 2))
 
-        empty_conf = np.clip(1 - middle_body.ravel() / mdl.empty_max * 0.5, 0, 1)
+        empty_conf = np.clip(1 - middle_body / mdl.empty_max * 0.5, 0, 1)
         tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
                                                1 - residual / mdl.residual_max]), 0, 1)
         confidence = np.where(state == 0, empty_conf, np.where(state == 1, 0.5 + 0.5 * tile_conf, 0.0))
 
         self.debug = {"body_red": body_red, "dots": dot_levels, "arms": arm_levels, "residual": residual,
-                      "contrast": contrast, "middle": middle_body.ravel(), "other": cell_other.ravel(),
+                      "contrast": contrast, "middle": middle_body, "other": cell_other,
                       "glare": glare.ravel()}
         why: dict[Cell, str] = {}
         for i in np.flatnonzero(state == 2):
@@ -372,6 +379,12 @@ class TileReader:
         return TileReadout(state.reshape(10, 10), arms.reshape(10, 10), red.reshape(10, 10),
                            confidence.reshape(10, 10).astype(np.float32), occluded.reshape(10, 10),
                            np.stack([cx, cy], axis=-1), angle, why)
+
+
+def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # OpenCV's single-threaded gemm: a multi-threaded BLAS spends longer waking threads than these
+    # small products take, and worse on a busy machine.
+    return cv2.gemm(np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32), 1.0, None, 0.0)
 
 
 def _why(i: int, occluded: np.ndarray, occupied: np.ndarray, contrast: np.ndarray, mdl: ColourModel,
