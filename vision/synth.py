@@ -789,8 +789,12 @@ def hand_outline_mm(hand: Hand) -> list[np.ndarray]:
     finger_r = 0.115 * width
     for offset, start in ((-0.33, 0.07), (-0.11, 0.0), (0.11, 0.04), (0.33, 0.15)):
         parts.append(_capsule(at(start, offset) + along * finger_r, at(0.5, offset), finger_r))
-    palm = [at(0.42 + 0.58 * (0.5 - 0.5 * math.cos(t)), 0.5 * math.sin(t) * (1.0 - 0.15 * math.cos(t)))
-            for t in np.linspace(0, 2 * math.pi, 24, endpoint=False)]
+    # The palm: a rounded box (a superellipse) from the knuckles to the wrist, a little narrower there.
+    palm = []
+    for t in np.linspace(0, 2 * math.pi, 32, endpoint=False):
+        c, s = math.cos(t), math.sin(t)
+        u = 0.71 - 0.29 * math.copysign(abs(c) ** 0.5, c)
+        palm.append(at(u, 0.5 * math.copysign(abs(s) ** 0.5, s) * (1.0 - 0.2 * (u - 0.42))))
     parts.append(np.array(palm))
     parts.append(_capsule(at(0.78, -0.42), at(0.45, -0.68), 0.13 * width))
     return parts
@@ -811,8 +815,8 @@ def _hand_mask(hand: Hand, projector: _Projector, size: tuple[int, int]) -> np.n
     a = math.radians(hand.angle_deg)
     along = np.array([math.cos(a), math.sin(a)])
     across = np.array([-along[1], along[0]])
-    wrist = np.asarray(hand.tip_mm) + along * hand.length_mm
-    ends = projector.project(np.array([wrist - across * 0.42 * hand.width_mm, wrist + across * 0.42 * hand.width_mm,
+    wrist = np.asarray(hand.tip_mm) + along * 0.92 * hand.length_mm
+    ends = projector.project(np.array([wrist - across * 0.4 * hand.width_mm, wrist + across * 0.4 * hand.width_mm,
                                        wrist + along * 40.0]))
     if not np.isnan(ends).any():
         centre = (ends[0] + ends[1]) / 2
