@@ -59,10 +59,22 @@ class GameRecord:
     result: str = "ongoing"
     moves: list[RecordedMove] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        # a header holds one line: names and dates are kept as they will read back
+        self.red, self.black, self.date = _one_line(self.red), _one_line(self.black), _one_line(self.date)
+
     @classmethod
     def from_referee(cls, referee: Referee, red: str = "", black: str = "", date: str = "") -> GameRecord:
-        """Record what ``referee`` has ruled so far."""
-        moves = [RecordedMove(v.colour, v.move, v.outcome, v.reason) for v in referee.verdicts]
+        """Record what ``referee`` has ruled so far (blank lines it was given are not attempts: left out)."""
+        moves = []
+        for v in referee.verdicts:
+            text = " ".join(v.move.split())
+            if not text:
+                continue
+            colour = v.colour
+            if colour is None:   # a malformed line: keep a leading colour word the way ``parse`` reads it
+                colour, text = _split_colour(text)
+            moves.append(RecordedMove(colour, text, v.outcome, v.reason))
         return cls(referee.rules, red, black, date, referee.result, moves)
 
     def replay(self) -> Referee:
@@ -109,10 +121,7 @@ class GameRecord:
                 outcome = Outcome(outcome_text.strip() or "legal")
             except ValueError:
                 raise RecordError(f"line {number}: {outcome_text.strip()!r} is not a verdict") from None
-            words = body.split(None, 1)
-            colour = None
-            if len(words) == 2 and words[0].lower() in ("red", "black"):
-                colour, body = Colour.parse(words[0]), words[1]
+            colour, body = _split_colour(body)
             moves.append(RecordedMove(colour, body, outcome, reason.strip() or None))
         try:
             rules = rules_from_headers(headers)
@@ -169,6 +178,14 @@ def parse_inventory(text: str) -> dict[Kind, int]:
             raise ValueError(f"{item!r} is not KIND=COUNT with a count from 0 to 99")
         counts[kind] = count
     return counts
+
+
+def _split_colour(text: str) -> tuple[Colour | None, str]:
+    """``"red ew@E5"`` -> (RED, ``"ew@E5"``); text without a leading colour word comes back whole."""
+    words = text.split(None, 1)
+    if len(words) == 2 and words[0].lower() in ("red", "black"):
+        return Colour.parse(words[0]), words[1]
+    return None, text
 
 
 def _one_line(text: str) -> str:

@@ -177,7 +177,7 @@ class Referee:
     # ---- attempts --------------------------------------------------------------------------
     def play(self, line: str) -> Verdict:
         """Referee one move line ``[red|black] PIECE@CELL``; a malformed line is rejected."""
-        text = line.split("#", 1)[0].strip()
+        text = " ".join(line.split("#", 1)[0].split())   # one line, single spaces: a record can hold it
         if self.over:
             return self._reject(None, text, self._over_sentence())
         try:
