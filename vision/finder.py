@@ -32,6 +32,8 @@ MARGIN_CELLS = 0.25
 DETECT_LONG_SIDE = 640
 #: A pose that moves any grid corner by more than this share of a cell counts as a moved board.
 MOVED_CELLS = 0.25
+#: A fresh pose within this share of a cell of the last one is taken as the same pose.
+STEADY_CELLS = 0.04
 #: RANSAC inlier threshold, in pixels of the full-resolution frame.
 RANSAC_PX = 4.0
 
@@ -224,10 +226,11 @@ class BoardFinder:
         quad = pose.project(self._grid_corners_mm())
         return float(np.mean(np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)) / 10)
 
-    def _moved(self, old: BoardPose, new: BoardPose) -> bool:
+    def _shift_cells(self, old: BoardPose, new: BoardPose) -> float:
+        """How far the grid corners moved between two poses, in cells (the largest of the four)."""
         corners = self._grid_corners_mm()
         shift = np.linalg.norm(old.project(corners) - new.project(corners), axis=1)
-        return bool(np.max(shift) > MOVED_CELLS * self.cell_px(new))
+        return float(np.max(shift) / self.cell_px(new))
 
     def _confirms(self, pose: BoardPose, markers: dict[int, np.ndarray]) -> bool:
         """Whether the markers seen sit where ``pose`` says they should (within a fifth of a cell)."""
@@ -244,7 +247,12 @@ class BoardFinder:
         seen = tuple(sorted(markers))
         pose = self.fit_pose(markers)
         if pose is not None:
-            moved = self.last_pose is not None and self._moved(self.last_pose, pose)
+            last = self.last_pose
+            if last is not None and self._shift_cells(last, pose) < STEADY_CELLS:
+                # The same pose up to detection noise: keep the old one, so the warp (and a cached
+                # lens map) stay put and readings do not flicker.
+                return FinderResult(last, reused=False, moved=False, markers_seen=seen, marker_corners=markers)
+            moved = last is not None and self._shift_cells(last, pose) > MOVED_CELLS
             self.last_pose = pose
             return FinderResult(pose, reused=False, moved=moved, markers_seen=seen, marker_corners=markers)
         if self.last_pose is not None:
@@ -253,6 +261,16 @@ class BoardFinder:
                 return FinderResult(None, moved=True, markers_seen=seen, marker_corners=markers)
             return FinderResult(self.last_pose, reused=True, markers_seen=seen, marker_corners=markers)
         return FinderResult(None, markers_seen=seen, marker_corners=markers)
+
+    def to_frame(self, pose: BoardPose, points_mm: np.ndarray) -> np.ndarray:
+        """Board mm points (N, 2) -> frame px (N, 2), through the lens model when there is one."""
+        undistorted = pose.project(points_mm)
+        if self.lens is None:
+            return undistorted
+        k, dist = self.lens
+        rays = np.linalg.solve(k, np.vstack([undistorted.T, np.ones(len(undistorted))])).T
+        distorted, _ = cv2.projectPoints(rays.reshape(-1, 1, 3), np.zeros(3), np.zeros(3), k, dist)
+        return distorted.reshape(-1, 2)
 
     def forget(self) -> None:
         """Drop the last good pose (the next frame must find the board afresh)."""

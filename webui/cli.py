@@ -16,6 +16,7 @@ from webui.errors import NotFound, UsageError
 COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("referee", "webui.cmd_referee", "referee typed moves (or camera frames): one JSON line per attempt"),
     ("legal", "webui.cmd_legal", "which pieces the side to move may place on a cell"),
+    ("recognize", "webui.cmd_recognize", "one photo of the board in, the board as JSON out"),
     ("play", "webui.cmd_play", "a game in the terminal"),
     ("hint", "webui.cmd_hint", "the computer's move for the side to move"),
     ("serve", "webui.cmd_serve", "the companion: camera, referee and the live display in a browser"),

@@ -1,0 +1,179 @@
+"""The recogniser: one camera frame in, a ``BoardReading`` out (finder -> warp -> tile reader).
+
+>>> recognizer = Recognizer()                        # doctest: +SKIP
+>>> reading = recognizer.read(frame)                 # doctest: +SKIP
+>>> reading.get(Cell.parse("E5")).label()            # doctest: +SKIP
+'red ew'
+
+The recogniser keeps the board's last good pose between frames: when a hand hides the markers the
+pose is reused (``pose_reused``), and when the board is found somewhere else ``pose_moved`` is set for
+that frame. A frame that is not an image, or shows no board, reads as ``board_found=False``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.artwork import BoardLayout
+from vision.finder import BoardFinder, BoardPose, FinderResult
+from vision.reading import BoardReading
+from vision.tiles import ColourModel, TileReader, TileReadout
+
+#: Largest profile file read (a real one is a few kilobytes).
+_MAX_PROFILE_BYTES = 256 * 1024
+
+
+def reader_profile(profile: Any) -> dict:
+    """The reader's view of a calibration profile given as None, a dict, an object with
+    ``reader_profile()``, or the path of a profile JSON file (OSError/ValueError when unusable)."""
+    if profile is None:
+        return {}
+    if hasattr(profile, "reader_profile"):
+        profile = profile.reader_profile()
+    if isinstance(profile, str | Path):
+        path = Path(profile)
+        if path.stat().st_size > _MAX_PROFILE_BYTES:
+            raise ValueError(f"{path} is too large to be a calibration profile")
+        try:
+            profile = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise ValueError(f"{path} is not a calibration profile ({err})") from None
+    if not isinstance(profile, dict):
+        raise ValueError("a calibration profile must be a JSON object")
+    return profile
+
+
+def lens_of(profile: dict) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(camera_matrix, dist_coeffs)`` from ``profile["lens"]``, or None when absent or malformed."""
+    lens = profile.get("lens")
+    if not isinstance(lens, dict):
+        return None
+    try:
+        k = np.asarray(lens["camera_matrix"], np.float64)
+        dist = np.asarray(lens["dist_coeffs"], np.float64).ravel()
+    except (KeyError, TypeError, ValueError):
+        return None
+    if k.shape != (3, 3) or not 4 <= dist.size <= 14 or not (np.all(np.isfinite(k)) and np.all(np.isfinite(dist))):
+        return None
+    return k, dist
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """What the last frame gave, kept together so the overlay never mixes two frames."""
+
+    found: FinderResult
+    readout: TileReadout | None
+
+
+def as_bgr(image: Any) -> np.ndarray | None:
+    """A frame as a BGR uint8 array, or None when it is no usable picture (too small, wrong shape)."""
+    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or min(image.shape[:2]) < 32:
+        return None
+    if image.dtype != np.uint8:
+        if image.dtype == np.uint16:
+            image = (image >> 8).astype(np.uint8)
+        elif np.issubdtype(image.dtype, np.floating) and np.all(np.isfinite(image)):
+            image = np.clip(image * (255.0 if image.max() <= 1.0 else 1.0), 0, 255).astype(np.uint8)
+        else:
+            return None
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    if image.shape[2] == 1:
+        return cv2.cvtColor(image[..., 0], cv2.COLOR_GRAY2BGR)
+    return image if image.shape[2] == 3 else None
+
+
+class Recognizer:
+    """Reads the board from frames. ``profile``: a calibration profile (dict, object or path) or None."""
+
+    def __init__(self, profile: Any = None, layout: BoardLayout | None = None) -> None:
+        values = reader_profile(profile)
+        self.finder = BoardFinder(layout, lens=lens_of(values))
+        self.reader = TileReader(self.finder.geometry, ColourModel.from_profile(values))
+        self.pose_moved = False
+        self.pose_reused = False
+        self._seen: _Seen | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def pose(self) -> BoardPose | None:
+        """The board's last good pose (board mm -> frame px), or None before the board was found."""
+        return self.finder.last_pose
+
+    def read(self, image: np.ndarray) -> BoardReading:
+        """The board in one frame. Never raises for a bad frame: it reads as ``board_found=False``."""
+        start = time.perf_counter()
+        frame = as_bgr(image)
+        if frame is None:
+            self.pose_moved = self.pose_reused = False
+            return BoardReading(False, ms=(time.perf_counter() - start) * 1e3)
+        with self._lock:
+            found = self.finder.find(frame)
+            self.pose_moved, self.pose_reused = found.moved, found.reused
+            readout = None
+            if found.pose is not None:
+                readout = self.reader.read(self.finder.warp(frame, found.pose))
+            self._seen = _Seen(found, readout)
+        ms = (time.perf_counter() - start) * 1e3
+        if readout is None:
+            return BoardReading(False, ms=ms)
+        return readout.board_reading(ms)
+
+    def draw_overlay(self, image: np.ndarray) -> np.ndarray:
+        """A copy of ``image`` with what the last read saw: the grid (green; amber when the pose was
+        reused), the markers found, a dot on each tile in its colour and a cross on unreadable cells."""
+        frame = as_bgr(image)
+        if frame is None:
+            return image.copy() if isinstance(image, np.ndarray) else np.zeros((32, 32, 3), np.uint8)
+        out = frame.copy()
+        seen = self._seen
+        if seen is None:
+            return out
+        for quad in seen.found.marker_corners.values():
+            cv2.polylines(out, [np.rint(quad).astype(np.int32).reshape(-1, 1, 2)], True, (255, 160, 0), 2)
+        pose = seen.found.pose
+        if pose is None:
+            return out
+        colour = (0, 190, 255) if seen.found.reused else (0, 200, 0)
+        layout, finder = self.finder.layout, self.finder
+        x0, y0 = layout.grid_origin_mm
+        side = 10 * layout.cell_mm
+        steps = np.linspace(0.0, side, 41)
+        lines = []
+        for k in range(11):
+            at = k * layout.cell_mm
+            lines.append(np.column_stack([np.full_like(steps, x0 + at), y0 + steps]))
+            lines.append(np.column_stack([x0 + steps, np.full_like(steps, y0 + at)]))
+        points = finder.to_frame(pose, np.concatenate(lines)).reshape(len(lines), -1, 2)
+        cv2.polylines(out, [np.rint(line).astype(np.int32).reshape(-1, 1, 2) for line in points], False, colour, 1,
+                      cv2.LINE_AA)
+        readout = seen.readout
+        if readout is None:
+            return out
+        # Cell marks at the tile centres the reader found (grid-image px -> board mm -> frame px).
+        grid_to_mm = finder.grid_to_mm()
+        centres = readout.centre.reshape(-1, 2).astype(np.float64)
+        centres_mm = centres @ grid_to_mm[:2, :2].T + grid_to_mm[:2, 2]
+        at = np.rint(finder.to_frame(pose, centres_mm)).astype(int)
+        radius = max(2, int(round(finder.cell_px(pose) * 0.12)))
+        states, red = readout.state.ravel(), readout.red.ravel()
+        for i in range(100):
+            x, y = int(at[i, 0]), int(at[i, 1])
+            if states[i] == 1:
+                fill = (40, 30, 220) if red[i] else (40, 40, 40)
+                cv2.circle(out, (x, y), radius, (255, 255, 255), -1, cv2.LINE_AA)
+                cv2.circle(out, (x, y), radius - 1, fill, -1, cv2.LINE_AA)
+            elif states[i] == 2:
+                cv2.drawMarker(out, (x, y), (0, 0, 255), cv2.MARKER_TILTED_CROSS, 2 * radius, 2)
+        return out
