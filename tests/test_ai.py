@@ -1,0 +1,182 @@
+"""The computer player: only legal placements on its own turn, wins when it can, blocks when it must."""
+
+import json
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import CELLS, KINDS, Colour, Move, Outcome, Penalty, Piece, Referee, Rules
+from engine.ai import Computer, chooser, greedy_move, random_move, win_estimate
+from engine.analysis import threats
+from webui.cli import main
+
+BLACK_QUIET = [f"ns@{c}1" for c in "ACEGI"] + [f"ne@{c}10" for c in "ACEGI"]
+
+
+def tiny(seed: int = 0, level: int = 3) -> Computer:
+    """A deterministic computer: no clock, a small node budget."""
+    return Computer(level=level, seconds=None, max_nodes=60, seed=seed)
+
+
+def red_one_away(black_to_move: bool) -> Referee:
+    """Red's wave runs A5-I5 (one placement from the east side); Black has played far away."""
+    referee = Referee()
+    for k, column in enumerate("ABCDEFGHI"):
+        assert referee.play(f"red {'ew' if column < 'F' else 'new'}@{column}5").outcome is Outcome.LEGAL
+        if k < 8 or not black_to_move:
+            assert referee.play(f"black {BLACK_QUIET[k]}").outcome is Outcome.LEGAL
+    return referee
+
+
+def _an_illegal_move(referee: Referee, rng: random.Random) -> Move | None:
+    """A placement on an empty cell, with a piece the mover has, that does not fit its neighbours."""
+    mover = referee.to_move
+    board = referee.board
+    cells = [i for i in range(100) if not board.arms[i] and board.fixed[i]]
+    rng.shuffle(cells)
+    for i in cells:
+        for arms in rng.sample(range(1, 16), 15):
+            move = Move(Piece(arms), CELLS[i])
+            if referee.inventory[mover][move.piece.kind] > 0 and not board.fits(move):
+                return move
+    return None
+
+
+@st.composite
+def positions(draw) -> Referee:
+    """Random positions: legal and illegal placements under any penalty, handicaps, passes, draws."""
+    penalty = draw(st.sampled_from(list(Penalty)))
+    small = draw(st.booleans())
+    inventory = {
+        c: {k: draw(st.integers(0, 3)) if small else n for k, n in
+            zip(KINDS, (1, 10, 5, 6, 2), strict=True)} for c in Colour
+    }
+    rules = Rules(penalty=penalty, first=draw(st.sampled_from(list(Colour))),
+                  red_sides=draw(st.sampled_from(["WE", "NS"])), inventory=inventory)
+    referee = Referee(rules)
+    rng = random.Random(draw(st.integers(0, 10_000)))
+    illegal_rate = draw(st.sampled_from([0.0, 0.2, 0.5]))
+    for _ in range(draw(st.integers(0, 45))):
+        if referee.over:
+            break
+        move = _an_illegal_move(referee, rng) if len(referee.board) and rng.random() < illegal_rate else None
+        referee.attempt(move or random_move(referee, rng))
+    return referee
+
+
+@settings(max_examples=30, deadline=None)
+@given(positions(), st.integers(1, 3), st.integers(0, 1000))
+def test_it_only_ever_proposes_a_legal_placement_for_the_side_to_move(referee, level, seed):
+    before = (referee.board.snapshot(), {c: dict(referee.inventory[c]) for c in Colour}, referee.to_move,
+              len(referee.verdicts))
+    move = Computer(level=level, seconds=None, max_nodes=40, seed=seed).choose(referee)
+    after = (referee.board.snapshot(), {c: dict(referee.inventory[c]) for c in Colour}, referee.to_move,
+             len(referee.verdicts))
+    assert before == after                 # the caller's referee is untouched by the search
+    if referee.over:
+        assert move is None
+        return
+    mover = referee.to_move
+    assert move in set(referee.board.legal_placements(referee.available(mover)))
+    assert referee.attempt(move, mover).outcome is Outcome.LEGAL
+
+
+def test_the_same_seed_and_budget_give_the_same_move():
+    referee = red_one_away(black_to_move=True)
+    referee.play("black ew@A9")
+    assert tiny(7).choose(referee) == tiny(7).choose(referee)
+
+
+def test_it_takes_a_winning_placement_at_every_level():
+    for level in (1, 2, 3):
+        referee = red_one_away(black_to_move=False)
+        assert referee.to_move is Colour.RED
+        move = tiny(level=level).choose(referee)
+        assert str(move) in {"new@J5", "esw@J5", "nesw@J5"}
+        assert referee.attempt(move).winner is Colour.RED
+
+
+def test_it_blocks_a_single_move_threat_with_the_terminator():
+    # Only w@J5 stops Red: every other piece Black may lay on J5 turns the wave to J4 or J6, from
+    # where one more placement reaches the east side.
+    for level in (1, 2, 3):
+        referee = red_one_away(black_to_move=True)
+        assert referee.to_move is Colour.BLACK
+        assert threats(referee.board, referee.rules.sides(Colour.RED), referee.available(Colour.RED))
+        move = tiny(level=level).choose(referee)
+        assert str(move) == "w@J5"
+
+
+def test_without_a_terminator_it_still_plays_a_legal_move():
+    inventory = {Colour.RED: {k: n for k, n in zip(KINDS, (1, 10, 5, 6, 2), strict=True)},
+                 Colour.BLACK: {k: n for k, n in zip(KINDS, (0, 10, 5, 6, 2), strict=True)}}
+    referee = Referee(Rules(inventory=inventory))
+    for k, column in enumerate("ABCDEFGHI"):
+        referee.play(f"red {'ew' if column < 'F' else 'new'}@{column}5")
+        referee.play(f"black {BLACK_QUIET[k]}")
+    move = tiny().choose(referee)
+    assert referee.attempt(move).outcome is Outcome.LEGAL
+
+
+def test_a_skipped_turn_lets_it_move_twice():
+    referee = Referee()
+    referee.play("red ew@E5")
+    assert referee.play("black ns@F5").outcome is Outcome.ILLEGAL     # Black misses a turn
+    computer = tiny()
+    for _ in range(2):
+        assert referee.to_move is Colour.RED
+        assert referee.attempt(computer.choose(referee)).outcome is Outcome.LEGAL
+    assert referee.to_move is Colour.BLACK
+
+
+def test_chooser_answers_only_for_its_colour():
+    choose = chooser(Colour.BLACK, tiny())
+    referee = Referee()
+    assert choose(referee) is None
+    referee.play("ew@E5")
+    line = choose(referee)
+    assert line is not None and referee.play(line).outcome is Outcome.LEGAL
+
+
+def test_greedy_takes_the_win_and_random_plays_legal_moves():
+    referee = red_one_away(black_to_move=False)
+    assert referee.attempt(greedy_move(referee, random.Random(1))).winner is Colour.RED
+    referee = Referee()
+    rng = random.Random(2)
+    for _ in range(10):
+        assert referee.attempt(random_move(referee, rng)).outcome is Outcome.LEGAL
+
+
+def test_win_estimate_is_a_probability_like_score():
+    assert win_estimate(0.0) == 0.5
+    assert win_estimate(1.0) > 0.5 > win_estimate(-1.0)
+    assert win_estimate(1000.0) == 1.0 and win_estimate(-1000.0) == 0.0
+
+
+def test_hint_prints_the_move_for_the_side_to_move(tmp_path, capsys):
+    moves = tmp_path / "game.txt"
+    lines = []
+    for k, column in enumerate("ABCDEFGHI"):
+        lines += [f"red {'ew' if column < 'F' else 'new'}@{column}5", f"black {BLACK_QUIET[k]}"]
+    moves.write_text("\n".join(lines[:-1]) + "\n")
+    assert main(["hint", "--moves", str(moves), "--seconds", "0.2", "--seed", "1"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["colour"] == "black" and answer["move"] == "w@J5"
+    assert 0.0 <= answer["score"] <= 1.0
+
+
+def test_hint_on_a_finished_game_exits_1_with_one_line(tmp_path, capsys):
+    moves = tmp_path / "game.txt"
+    moves.write_text("".join(f"red ew@{c}5\nblack ns@{c}1\n" for c in "ACE") +
+                     "".join(f"red ew@{c}5\nblack ns@{c}10\n" for c in "BD") + "red new@F5\nblack ne@A10\n"
+                     "red new@G5\nblack ne@C10\nred new@H5\nblack ne@E10\nred new@I5\nblack ne@G10\nred new@J5\n")
+    assert main(["hint", "--moves", str(moves)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "over" in err
+
+
+def test_hint_rejects_a_silly_time(tmp_path, capsys):
+    moves = tmp_path / "game.txt"
+    moves.write_text("")
+    assert main(["hint", "--moves", str(moves), "--seconds", "-1"]) == 2
