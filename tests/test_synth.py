@@ -178,6 +178,9 @@ def test_clean_level_has_no_disturbance_and_hard_has_some() -> None:
     assert all(lay == TileLay() for lay in clean_scene_.lays.values())
     hard = Scene.random(4, level="hard")
     assert hard.tiles == clean_scene_.tiles, "one seed, one board, whatever the level"
+    for seed in range(8):
+        calm, rough = Scene.random(seed, level="clean", hand=True), Scene.random(seed, level="hard", hand=True)
+        assert (calm.hand, calm.table, calm.camera.height_mm) == (rough.hand, rough.table, rough.camera.height_mm)
     assert hard.sensor.jpeg_quality is not None and hard.sensor.shot > 0
     assert level_amount("medium") == 0.65 and level_amount(3) == 1.0
     with pytest.raises(ValueError):

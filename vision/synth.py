@@ -276,9 +276,11 @@ class Scene:
                   if shadow_draw[0] < 0.8 * amount else None)
         glares = []
         glare_count = rnd.choice((0, 1, 1, 2))
+        # Every number is drawn whatever the level, so that one seed gives one scene at every level.
         for _ in range(2):
             g = Glare((u(0.15, 0.85), u(0.15, 0.85)), u(0.03, 0.1), u(60, 200) * amount, u(1.0, 3.0), u(0, 180))
-            if len(glares) < glare_count and rnd.random() < 1.2 * amount:
+            shows = rnd.random() < 1.2 * amount
+            if len(glares) < glare_count and shows:
                 glares.append(g)
         light = Light(
             exposure=0.94 + u(-0.3, 0.25) * amount,
@@ -286,7 +288,8 @@ class Scene:
             vignette=u(0.05, 0.35) * amount, cast_bgr=cast, shadow=shadow, glare=tuple(glares),
         )
         motion_on = rnd.random() < 0.5 * amount
-        optics = Optics(defocus=u(0.0, 2.2) * amount, motion_px=u(2.0, 14.0) * amount if motion_on else 0.0,
+        motion = u(2.0, 14.0) * amount
+        optics = Optics(defocus=u(0.0, 2.2) * amount, motion_px=motion if motion_on else 0.0,
                         motion_angle_deg=u(0, 180))
         jpeg = int(round(96 - u(10, 60) * amount))
         sensor = Sensor(shot=u(0.05, 0.7) * amount, read=u(0.5, 4.0) * amount,
