@@ -94,9 +94,13 @@ def run(args: argparse.Namespace, choose: Callable[[Referee], str] | None = None
         else:
             try:
                 line = input(f"{referee.to_move.title} to move> ").strip()
+                line.encode("utf-8")   # bytes that are not UTF-8 arrive as surrogate escapes
             except EOFError:
                 print()
                 return 0
+            except UnicodeError:
+                print("That line is not readable text; type a move like ew@E5.")
+                continue
         if not line:
             continue
         word = line.split()[0].lower()

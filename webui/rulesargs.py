@@ -46,7 +46,12 @@ def rules_from_args(args: argparse.Namespace, headers: dict[str, str] | None = N
 def read_text(path: str) -> str:
     """The text of ``path`` (``-`` is standard input); a UsageError when it cannot be read."""
     if path == "-":
-        return sys.stdin.read()
+        try:
+            text = sys.stdin.read()
+            text.encode("utf-8")   # under a C locale, bytes that are not UTF-8 arrive as surrogate escapes
+        except UnicodeError:
+            raise UsageError("cannot read standard input: it is not UTF-8 text") from None
+        return text
     try:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
