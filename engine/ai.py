@@ -116,11 +116,11 @@ class Computer:
         assert mover is not None
         self._root = mover
         self._nodes = 0
-        self._deadline = math.inf          # the first ranking always completes: there is always a move
-        self._limited = False
+        deadline = time.monotonic() + self.seconds if self.seconds is not None else math.inf
+        self._limited = False              # the first ranking always completes: there is always a move
         ranked = self._ranked(ref, wide=True)
         self._limited = True
-        self._deadline = time.monotonic() + self.seconds if self.seconds is not None else math.inf
+        self._deadline = deadline
         if not ranked:
             return None
         best_value, best_move = ranked[0]
