@@ -22,8 +22,10 @@ import math
 import random
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
+from typing import Any
 
 import cv2
 import numpy as np
@@ -521,6 +523,27 @@ _LAST_CLEAN: list = [None]
 _LAST_LOCK = threading.Lock()
 
 
+class _Recent:
+    """A small thread-safe cache of the most recently used values (textures, maps, tables)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: object, make: Callable[[], Any]) -> Any:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        value = make()
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
+
+
 def _noiseless(scene: Scene) -> tuple[np.ndarray, GroundTruth]:
     """The frame as float32 BGR before the sensor (light and blur applied), and its ground truth."""
     camera = scene.camera
@@ -569,21 +592,19 @@ def _texture_ppm(projector: _Projector, layout: BoardLayout) -> int:
 _TEXTURE_PPMS = (3, 4, 6, 8)
 
 
-_BOARD_CACHE: OrderedDict[tuple, np.ndarray] = OrderedDict()
+_BOARD_CACHE = _Recent(4)
 
 
 def _board_texture(layout: BoardLayout, ppm: int, red_sides: str) -> np.ndarray:
     """The printed board as BGRA at ``ppm`` (cached: it is the same every frame)."""
-    key = (layout, ppm, red_sides)
-    if key not in _BOARD_CACHE:
+
+    def make() -> np.ndarray:
         bgr = board_image(layout, ppm, red_sides)
         bgra = np.dstack([bgr, np.full(bgr.shape[:2], 255, np.uint8)])
         bgra.setflags(write=False)
-        _BOARD_CACHE[key] = bgra
-        while len(_BOARD_CACHE) > 4:
-            _BOARD_CACHE.popitem(last=False)
-    _BOARD_CACHE.move_to_end(key)
-    return _BOARD_CACHE[key]
+        return bgra
+
+    return _BOARD_CACHE.get((layout, ppm, red_sides), make)
 
 
 @lru_cache(maxsize=2 * 15 * len(_TEXTURE_PPMS))
@@ -636,16 +657,16 @@ def _board_with_tiles(scene: Scene, ppm: int) -> np.ndarray:
     return texture
 
 
-_MAP_CACHE: OrderedDict[tuple, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+_MAP_CACHE = _Recent(4)
 
 
 def _texture_maps(camera: Camera, ppm: int) -> tuple[np.ndarray, np.ndarray]:
     """For every frame pixel, where it looks on the board texture (cached per camera: a fixed camera
     renders every frame with the same maps)."""
-    key = (camera, ppm)
-    if key in _MAP_CACHE:
-        _MAP_CACHE.move_to_end(key)
-        return _MAP_CACHE[key]
+    return _MAP_CACHE.get((camera, ppm), lambda: _make_texture_maps(camera, ppm))
+
+
+def _make_texture_maps(camera: Camera, ppm: int) -> tuple[np.ndarray, np.ndarray]:
     w, h = camera.resolution
     # The map is smooth (a homography after a radial distortion), so it is computed every STEP pixels and
     # scaled up. The coarse grid reaches one sample beyond each frame edge, so that after cv2.resize
@@ -666,11 +687,7 @@ def _texture_maps(camera: Camera, ppm: int) -> tuple[np.ndarray, np.ndarray]:
     fine = (cw * step, ch * step)
     map_x = cv2.resize(coarse_x, fine, interpolation=cv2.INTER_LINEAR)[step:step + h, step:step + w]
     map_y = cv2.resize(coarse_y, fine, interpolation=cv2.INTER_LINEAR)[step:step + h, step:step + w]
-    maps = cv2.convertMaps(np.ascontiguousarray(map_x), np.ascontiguousarray(map_y), cv2.CV_16SC2)
-    _MAP_CACHE[key] = maps
-    while len(_MAP_CACHE) > 4:
-        _MAP_CACHE.popitem(last=False)
-    return maps
+    return cv2.convertMaps(np.ascontiguousarray(map_x), np.ascontiguousarray(map_y), cv2.CV_16SC2)
 
 
 #: Spacing of the exactly computed samples of the texture map, in frame pixels.
@@ -733,15 +750,15 @@ def _paper_grain(seed: int, size: tuple[int, int], amount: float) -> np.ndarray:
     return out
 
 
-_TABLE_CACHE: OrderedDict[tuple, np.ndarray] = OrderedDict()
+_TABLE_CACHE = _Recent(4)
 
 
 def _table_texture(table: Table, size: tuple[int, int]) -> np.ndarray:
     """The table top as float32 BGR: streaky wood-like grain along ``angle_deg`` (cached per table)."""
-    key = (table, size)
-    if key in _TABLE_CACHE:
-        _TABLE_CACHE.move_to_end(key)
-        return _TABLE_CACHE[key]
+    return _TABLE_CACHE.get((table, size), lambda: _make_table_texture(table, size))
+
+
+def _make_table_texture(table: Table, size: tuple[int, int]) -> np.ndarray:
     w, h = size
     rng = np.random.default_rng(table.seed)
     # The grain is broad, so a quarter-size field scaled up loses nothing.
@@ -759,9 +776,6 @@ def _table_texture(table: Table, size: tuple[int, int]) -> np.ndarray:
                        interpolation=cv2.INTER_LINEAR)
     out = cv2.merge([shade * float(c) for c in table.bgr])
     out.setflags(write=False)
-    _TABLE_CACHE[key] = out
-    while len(_TABLE_CACHE) > 4:
-        _TABLE_CACHE.popitem(last=False)
     return out
 
 
