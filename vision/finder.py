@@ -2,11 +2,12 @@
 
 The printed board carries eight ArUco markers (ids 0-7, outside the grid). Every detected marker
 corner is matched to its printed position in millimetres and a homography (board mm -> image px)
-is fitted with RANSAC. Any two markers suffice. One marker alone is never trusted to place the
-board (four nearby points extrapolate badly across the grid): it can only confirm the last good
-pose. When fewer than two markers are seen (a hand over them) the last good pose is reused and
-``FinderResult.reused`` says so. A pose that differs from the last one by more than a quarter of
-a cell at any grid corner sets ``moved``.
+is fitted with RANSAC. Any two markers suffice unless they sit along one side of the board (or one
+centre line): those fix the board along that line but not its tilt across it (a cell or more off on
+the far side), so, like one marker alone, they can only confirm the last good pose. When too few
+markers are seen (a hand over them) the last good pose is reused, as long as the markers still seen
+agree with it, and ``FinderResult.reused`` says so. A pose that differs from the last one by more
+than a quarter of a cell at any grid corner sets ``moved``.
 
 >>> finder = BoardFinder()                                   # doctest: +SKIP
 >>> found = finder.find(frame)                               # doctest: +SKIP
@@ -91,7 +92,7 @@ def _detector_parameters(window_sizes: tuple[int, int, int]) -> cv2.aruco.Detect
     # main cost: one pass first, more only when that finds too few markers.
     params.adaptiveThreshWinSizeMin, params.adaptiveThreshWinSizeMax, params.adaptiveThreshWinSizeStep = window_sizes
     params.minMarkerPerimeterRate = 0.02
-    params.maxMarkerPerimeterRate = 1.0
+    params.maxMarkerPerimeterRate = 4.0  # relative to the image side: a crop around one marker needs > 1
     params.polygonalApproxAccuracyRate = 0.05
     # Corners are refined at full resolution below, so none here.
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
@@ -103,6 +104,10 @@ QUICK_WINDOWS = (13, 13, 10)
 THOROUGH_WINDOWS = (5, 25, 10)
 #: The thorough retry runs when the quick pass finds fewer markers than this.
 RETRY_BELOW = 4
+
+
+def _grey(image: np.ndarray) -> np.ndarray:
+    return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
 
 class BoardFinder:
@@ -128,7 +133,7 @@ class BoardFinder:
 
     def detect_markers(self, image: np.ndarray) -> dict[int, np.ndarray]:
         """Board markers seen in a BGR or grey frame: id -> (4, 2) corners TL, TR, BR, BL in image px."""
-        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        grey = _grey(image)
         long_side = max(grey.shape[:2])
         scale = min(1.0, DETECT_LONG_SIDE / long_side)
         small = grey if scale == 1.0 else cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
@@ -139,7 +144,27 @@ class BoardFinder:
             self._refine(grey, found, scale)
         return found
 
-    def _detect(self, detector: cv2.aruco.ArucoDetector, small: np.ndarray, scale: float) -> dict[int, np.ndarray]:
+    def _search_missing(self, grey: np.ndarray, markers: dict[int, np.ndarray], pose: BoardPose) -> None:
+        """Look again, at full resolution, where ``pose`` says each missing marker is (a far, small
+        marker under a steep tilt is lost on the downscaled copy). Found ones are added to ``markers``."""
+        h, w = grey.shape
+        for marker_id, corners_mm in self._marker_mm.items():
+            if marker_id in markers:
+                continue
+            expected = self.to_frame(pose, corners_mm)
+            side = float(np.max(np.linalg.norm(np.roll(expected, -1, axis=0) - expected, axis=1)))
+            pad = 0.6 * side + 8
+            (x0, y0), (x1, y1) = expected.min(axis=0) - pad, expected.max(axis=0) + pad
+            x0, y0, x1, y1 = max(0, int(x0)), max(0, int(y0)), min(w, int(np.ceil(x1))), min(h, int(np.ceil(y1)))
+            if x1 - x0 < 16 or y1 - y0 < 16 or side < 8 or (x1 - x0) * (y1 - y0) > 0.1 * h * w:
+                continue  # off the frame, too small to decode, or so large that the first pass saw it
+            crop = grey[y0:y1, x0:x1]
+            again = self._detect(self._quick, crop, 1.0, (x0, y0)).get(marker_id)
+            if again is not None and np.max(np.linalg.norm(again - expected, axis=1)) < 0.3 * side:
+                markers[marker_id] = again
+
+    def _detect(self, detector: cv2.aruco.ArucoDetector, small: np.ndarray, scale: float,
+                offset: tuple[int, int] = (0, 0)) -> dict[int, np.ndarray]:
         corners, ids, _ = detector.detectMarkers(small)
         if ids is None:
             return {}
@@ -152,7 +177,7 @@ class BoardFinder:
             if marker_id in found:
                 duplicated.add(marker_id)
             # Pixel centres: (x + 0.5) / scale - 0.5 maps a downscaled position back to full size.
-            found[marker_id] = (quad.reshape(4, 2).astype(np.float64) + 0.5) / scale - 0.5
+            found[marker_id] = (quad.reshape(4, 2).astype(np.float64) + 0.5) / scale - 0.5 + offset
         for marker_id in duplicated:  # two markers with one id: neither can be trusted
             del found[marker_id]
         return found
@@ -179,8 +204,10 @@ class BoardFinder:
         k, dist = self.lens
         return cv2.undistortPoints(pts.reshape(-1, 1, 2), k, dist, P=k).reshape(-1, 2)
 
-    def fit_pose(self, markers: dict[int, np.ndarray]) -> BoardPose | None:
-        """A pose from two or more markers, or None when they do not agree on one."""
+    def fit_pose(self, markers: dict[int, np.ndarray], strict: bool = True) -> BoardPose | None:
+        """A pose from two or more markers, or None when they do not agree on one. ``strict`` also
+        refuses markers that all sit along one side (or one centre line) of the board: they fix the
+        board along that line but not its tilt across it (a cell or more off on the far side)."""
         if len(markers) < 2:
             return None
         ids = sorted(markers)
@@ -192,7 +219,7 @@ class BoardFinder:
         inliers = inliers.ravel().astype(bool)
         # Only markers whose four corners all fit count; at least two of them are needed.
         good = [i for k, i in enumerate(ids) if inliers[4 * k:4 * k + 4].all()]
-        if len(good) < 2:
+        if len(good) < 2 or (strict and not self._spread(good)):
             return None
         if len(good) < len(ids):
             src = np.concatenate([self._marker_mm[i] for i in good])
@@ -204,6 +231,12 @@ class BoardFinder:
         error = float(np.sqrt(np.mean(np.sum((projected - dst) ** 2, axis=1))))
         pose = BoardPose(h, tuple(good), error)
         return pose if self._plausible(pose) else None
+
+    def _spread(self, ids: list[int]) -> bool:
+        """Whether the markers' centres span a third of the board both ways."""
+        centres = np.array([self._marker_mm[i].mean(axis=0) for i in ids])
+        span = centres.max(axis=0) - centres.min(axis=0)
+        return bool(np.all(span >= self.layout.width_mm / 3))
 
     def _grid_corners_mm(self) -> np.ndarray:
         x0, y0 = self.layout.grid_origin_mm
@@ -243,9 +276,15 @@ class BoardFinder:
 
     def find(self, image: np.ndarray) -> FinderResult:
         """The board's pose in a frame; updates ``last_pose`` when markers give a fresh one."""
-        markers = self.detect_markers(image)
-        seen = tuple(sorted(markers))
+        grey = _grey(image)
+        markers = self.detect_markers(grey)
+        if len(markers) < len(self._marker_mm):
+            # Where to look again for the missing markers: any fit will do for that.
+            hint = self.fit_pose(markers, strict=False) or (self.last_pose if markers else None)
+            if hint is not None:
+                self._search_missing(grey, markers, hint)
         pose = self.fit_pose(markers)
+        seen = tuple(sorted(markers))
         if pose is not None:
             last = self.last_pose
             if last is not None and self._shift_cells(last, pose) < STEADY_CELLS:

@@ -1,0 +1,145 @@
+"""The board finder: the pose from the markers, whatever the camera's angle, and from only two of them."""
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.artwork import BoardLayout
+from vision.finder import BoardFinder
+from vision.synth import Camera, Scene, render
+
+LAYOUT = BoardLayout()
+
+
+def frame_from(yaw: float, tilt: float, toward: float = 0.0, seed: int = 1, level: str = "clean",
+               resolution: tuple[int, int] = (1280, 960)):
+    camera = Camera(resolution=resolution, fov_deg=62, height_mm=700, tilt_deg=tilt, tilt_toward_deg=toward,
+                    yaw_deg=yaw, aim_mm=(177, 177))
+    return render(replace(Scene.random(seed, level=level, hand=False, resolution=resolution), camera=camera))
+
+
+def grid_corners_mm() -> np.ndarray:
+    x0, y0 = LAYOUT.grid_origin_mm
+    side = 10 * LAYOUT.cell_mm
+    return np.array([[x0, y0], [x0 + side, y0], [x0 + side, y0 + side], [x0, y0 + side]], float)
+
+
+def pose_error_cells(finder: BoardFinder, pose, truth) -> float:
+    """Largest distance between found and true grid corners, in cells."""
+    found = pose.project(grid_corners_mm())
+    true = truth.project(grid_corners_mm())
+    return float(np.max(np.linalg.norm(found - true, axis=1)) / finder.cell_px(pose))
+
+
+def hide_markers(frame: np.ndarray, truth, keep: set[int]) -> np.ndarray:
+    """Paint over every marker not in ``keep`` (with its quiet zone), as a hand or a mug would."""
+    out = frame.copy()
+    for marker in LAYOUT.markers:
+        if marker.id in keep:
+            continue
+        c = np.asarray(marker.center_mm)
+        h = marker.size_mm * 0.75
+        square = c + np.array([[-h, -h], [h, -h], [h, h], [-h, h]])
+        cv2.fillConvexPoly(out, np.rint(truth.project(square)).astype(np.int32), (120, 150, 190))
+    return out
+
+
+@pytest.mark.parametrize(("yaw", "tilt", "toward"), [(0, 0, 0), (45, 30, 90), (170, 30, 200), (-100, 20, 0)])
+def test_the_pose_is_found_from_any_side_and_tilt(yaw, tilt, toward):
+    frame, truth = frame_from(yaw, tilt, toward)
+    finder = BoardFinder()
+    found = finder.find(frame)
+    assert found.found and not found.reused
+    assert set(found.markers_seen) == set(range(8))
+    assert pose_error_cells(finder, found.pose, truth) < 0.05
+
+
+@pytest.mark.parametrize("keep", [{0, 4}, {1, 3}, {5, 7}, {2, 6}])
+def test_two_markers_are_enough(keep):
+    frame, truth = frame_from(30, 25, 45)
+    finder = BoardFinder()
+    found = finder.find(hide_markers(frame, truth, keep))
+    assert found.found and set(found.markers_seen) == keep
+    # Two neighbouring markers extrapolate across the board: still well inside a cell.
+    assert pose_error_cells(finder, found.pose, truth) < 0.2
+
+
+@pytest.mark.parametrize("keep", [{3}, {1, 2}, {6, 7, 0}, {1, 5}])
+def test_markers_along_one_line_never_place_the_board_alone(keep):
+    # They cannot fix the tilt across the line: the far side of the grid could be a cell off.
+    frame, truth = frame_from(30, 25, 45)
+    finder = BoardFinder()
+    assert not finder.find(hide_markers(frame, truth, keep)).found
+    finder.find(frame)
+    again = finder.find(hide_markers(frame, truth, keep))
+    assert again.reused and pose_error_cells(finder, again.pose, truth) < 0.05
+
+
+def test_hidden_markers_reuse_the_last_pose_and_a_moved_board_is_noticed():
+    frame, truth = frame_from(10, 10)
+    finder = BoardFinder()
+    first = finder.find(frame)
+    assert first.found and not first.moved
+
+    covered = finder.find(hide_markers(frame, truth, {3}))      # one marker that agrees with the pose
+    assert covered.reused and covered.pose is first.pose
+    dark = finder.find(hide_markers(frame, truth, set()))          # none at all
+    assert dark.reused and dark.pose is first.pose
+
+    again = finder.find(frame)                                     # the same view: the same pose, no flicker
+    assert again.pose is first.pose and not again.moved and not again.reused
+
+    turned, turned_truth = frame_from(25, 10)
+    moved = finder.find(turned)
+    assert moved.found and moved.moved and not moved.reused
+    assert pose_error_cells(finder, moved.pose, turned_truth) < 0.05
+
+
+def test_a_single_marker_that_contradicts_the_last_pose_is_no_board():
+    frame, truth = frame_from(10, 10)
+    finder = BoardFinder()
+    finder.find(frame)
+    turned, turned_truth = frame_from(60, 10)
+    result = finder.find(hide_markers(turned, turned_truth, {2}))
+    assert not result.found and result.moved
+
+
+def test_no_markers_no_board():
+    finder = BoardFinder()
+    assert not finder.find(np.full((480, 640, 3), 200, np.uint8)).found
+    noise = np.random.default_rng(0).integers(0, 256, (480, 640, 3), dtype=np.uint8)
+    assert not finder.find(noise).found
+
+
+def test_the_warp_puts_each_cell_where_the_grid_image_says():
+    frame, truth = frame_from(45, 30, 90)
+    finder = BoardFinder()
+    grid = finder.warp(frame, finder.find(frame).pose)
+    g = finder.geometry
+    assert grid.shape == (g.size, g.size, 3)
+    # The grid lines of the print (darker than paper) lie on the cell borders of the grid image.
+    grey = cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY).astype(float)
+    row = grey[g.margin_px + 5 * g.px_per_cell + g.px_per_cell // 2, g.margin_px:g.margin_px + 10 * g.px_per_cell]
+    border = [row[k * g.px_per_cell - 1:k * g.px_per_cell + 2].min() for k in range(1, 10)]
+    inside = [np.median(row[k * g.px_per_cell + 8:(k + 1) * g.px_per_cell - 8]) for k in range(10)]
+    assert np.median(border) < np.median(inside) - 8
+
+
+def test_lens_distortion_is_undone_when_the_profile_gives_the_lens():
+    camera = Camera(resolution=(1280, 960), fov_deg=66, height_mm=650, tilt_deg=10, yaw_deg=20,
+                    aim_mm=(177, 177), k1=-0.2, k2=-0.03)
+    frame, truth = render(replace(Scene.random(2, level="clean", hand=False), camera=camera))
+    plain = BoardFinder()
+    lensed = BoardFinder(lens=(truth.camera_matrix, truth.distortion))
+    with_lens = lensed.find(frame)
+    assert with_lens.found
+    # The pose is the lens-free homography the synthetic camera used.
+    ideal = cv2.perspectiveTransform(grid_corners_mm().reshape(-1, 1, 2), truth.board_to_image).reshape(-1, 2)
+    assert np.max(np.linalg.norm(with_lens.pose.project(grid_corners_mm()) - ideal, axis=1)) < 2.0
+    # Without the lens model the straight-line homography cannot fit a bent board as well.
+    assert with_lens.pose.reprojection_px < plain.find(frame).pose.reprojection_px
+    # The lens-aware warp sends each grid corner to where the camera saw it.
+    corners = lensed.to_frame(with_lens.pose, grid_corners_mm())
+    assert np.max(np.linalg.norm(corners - truth.project(grid_corners_mm()), axis=1)) < 2.0
