@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 from reportlab.lib.units import mm as PT_PER_MM
 from reportlab.pdfgen.canvas import Canvas
@@ -439,9 +440,73 @@ class KitSummary:
     plan: SheetPlan
 
 
+@dataclass(frozen=True, eq=False)
+class SheetArt:
+    """A printed calibration sheet (e.g. ``calibration.lens.sheet_art()``): black rectangles in sheet mm
+    (``black_mm`` (N, 4): x0, y0, x1, y1, origin top-left, y down) on white, with the words printed above it."""
+
+    name: str
+    title: str
+    size_mm: tuple[float, float]
+    black_mm: np.ndarray
+    instruction: str
+    caption: str = ""
+
+
+#: White paper kept around a calibration sheet in its PNG (its detector needs a quiet zone).
+SHEET_QUIET_MM = 10.0
+
+
+def _sheet_page(canvas: Canvas, sheet: SheetArt, paper: str) -> None:
+    """The sheet at exact size, centred on a page of ``paper`` turned to whichever way it fits."""
+    pw, ph = PAPER_MM[paper]
+    sw, sh = sheet.size_mm
+    text_mm = 16.0
+    if (sw > sh) != (pw > ph) and sw + 2 * PRINT_MARGIN_MM <= ph and sh + text_mm + 2 * PRINT_MARGIN_MM <= pw:
+        pw, ph = ph, pw
+    if sw + 2 * PRINT_MARGIN_MM > pw or sh + text_mm + 2 * PRINT_MARGIN_MM > ph:
+        raise ValueError(f"the {sheet.title} ({sw:g} x {sh:g} mm) does not fit on {paper} paper")
+    page = _Page(canvas, pw, ph)
+    ox = (pw - sw) / 2
+    oy = PRINT_MARGIN_MM + text_mm + (ph - 2 * PRINT_MARGIN_MM - text_mm - sh) / 2
+    page.text(f"{sheet.title} - print at 100% (actual size)", pw / 2, PRINT_MARGIN_MM + 3, 3.0, _TEXT_BGR, bold=True)
+    page.text(sheet.instruction, pw / 2, PRINT_MARGIN_MM + 8.5, 2.4, _TEXT_BGR)
+    if sheet.caption:
+        page.text(sheet.caption, pw / 2, PRINT_MARGIN_MM + 12.5, 2.0, _GLUE_TEXT_BGR)
+    # One path for all black, so squares and marker modules that touch print without hairline seams.
+    path = canvas.beginPath()
+    for x0, y0, x1, y1 in sheet.black_mm:
+        x, y = page._pt(ox + x0, oy + y1)
+        path.rect(x, y, (x1 - x0) * PT_PER_MM, (y1 - y0) * PT_PER_MM)
+    canvas.setFillColorRGB(*_rgb(MARKER_BGR))
+    canvas.drawPath(path, stroke=0, fill=1)
+    canvas.showPage()
+
+
+def sheet_image(sheet: SheetArt, px_per_mm: float, quiet_mm: float = SHEET_QUIET_MM) -> np.ndarray:
+    """The sheet as a grey uint8 image at ``px_per_mm`` with ``quiet_mm`` of white around it (pixel (0, 0)'s
+    centre sits at mm (0.5 / px_per_mm - quiet_mm) of the sheet): edges drawn at 4x and averaged down."""
+    sw, sh = sheet.size_mm
+    w = int(round((sw + 2 * quiet_mm) * px_per_mm))
+    h = int(round((sh + 2 * quiet_mm) * px_per_mm))
+    fine = 4
+    shift = 4  # fillPoly's sub-pixel bits
+    image = np.full((h * fine, w * fine), 255, np.uint8)
+    scale = px_per_mm * fine * (1 << shift)
+    rects = (np.asarray(sheet.black_mm, np.float64) + quiet_mm) * scale
+    x0, y0, x1, y1 = rects.T
+    # A fine pixel is covered when its centre is inside: the corners move half a fine pixel in.
+    half = 0.5 * (1 << shift)
+    quads = np.stack([np.stack([x0, y0], 1), np.stack([x1, y0], 1), np.stack([x1, y1], 1),
+                      np.stack([x0, y1], 1)], axis=1) - half
+    cv2.fillPoly(image, list(np.round(quads).astype(np.int32)), 0, lineType=cv2.LINE_8, shift=shift)
+    return cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA)
+
+
 def write_pdf(path: str | Path, layout: BoardLayout, paper: str = "a4", red_sides: str = "WE",
-              progress: Progress = _quiet) -> KitSummary:
-    """Write the kit (instructions, board sheets, both tile sets) to ``path`` at exact physical size."""
+              progress: Progress = _quiet, sheets: tuple[SheetArt, ...] = ()) -> KitSummary:
+    """Write the kit (instructions, board sheets, both tile sets, then any calibration ``sheets``, each on a page
+    of its own) to ``path`` at exact physical size."""
     plan = plan_board_sheets(layout, paper)
     shapes = board_shapes(layout, red_sides)
     canvas = Canvas(str(path), pageCompression=1, invariant=1)  # invariant: same kit, same bytes
@@ -457,6 +522,10 @@ def write_pdf(path: str | Path, layout: BoardLayout, paper: str = "a4", red_side
         pages += 1
         progress(f"board sheet {_sheet_name(plan, row, col)}/{plan.sheets}")
     pages += _tile_pages(canvas, layout, paper, progress)
+    for sheet in sheets:
+        _sheet_page(canvas, sheet, paper)
+        pages += 1
+        progress(f"{sheet.name} sheet")
     canvas.save()
     return KitSummary(pages, plan.sheets, plan)
 
@@ -491,8 +560,9 @@ def _save_png(path: Path, image_bgr: np.ndarray, dpi: float) -> None:
 
 
 def write_png_set(directory: str | Path, layout: BoardLayout, dpi: float = 200, red_sides: str = "WE",
-                  progress: Progress = _quiet) -> list[Path]:
-    """Write board.png, board.json and tile-<colour>-<piece>.png for both colours and all 15 pieces."""
+                  progress: Progress = _quiet, sheets: tuple[SheetArt, ...] = ()) -> list[Path]:
+    """Write board.png, board.json and tile-<colour>-<piece>.png for both colours and all 15 pieces, and
+    <name>.png for each calibration sheet in ``sheets``."""
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     ppm = dpi / 25.4
@@ -511,5 +581,10 @@ def write_png_set(directory: str | Path, layout: BoardLayout, dpi: float = 200, 
             _save_png(path, tile_image(colour, piece, size), dpi)
             written.append(path)
         progress(f"{colour} tiles")
+    for sheet in sheets:
+        path = out / f"{sheet.name}.png"
+        _save_png(path, cv2.cvtColor(sheet_image(sheet, ppm), cv2.COLOR_GRAY2BGR), dpi)
+        written.append(path)
+        progress(path.name)
     return written
 

@@ -27,6 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dpi", type=int, default=200, metavar="N", help="resolution of the PNGs (default 200)")
     parser.add_argument("--red-sides", default="WE", type=str.upper, choices=("WE", "NS"),
                         help="the sides Red joins, marked red on the board (default WE: west and east)")
+    parser.add_argument("--lens-sheet", action="store_true",
+                        help="also print the ChArUco lens sheet (a PDF page; charuco.png with --png) for calibrate")
 
 
 def _progress(message: str) -> None:
@@ -51,14 +53,20 @@ def run(args: argparse.Namespace) -> int:
     from vision.printkit import write_pdf, write_png_set
 
     layout = BoardLayout(args.cell_mm)
+    sheets = ()
+    if args.lens_sheet:
+        from calibration.lens import sheet_art
+        sheets = (sheet_art(),)
     summary: dict = {"cell_mm": layout.cell_mm, "board_mm": [layout.width_mm, layout.height_mm],
                      "tile_mm": round(layout.tile_mm, 3)}
     try:
         if args.out:
-            kit = write_pdf(args.out, layout, paper=args.paper, red_sides=args.red_sides, progress=_progress)
+            kit = write_pdf(args.out, layout, paper=args.paper, red_sides=args.red_sides, progress=_progress,
+                            sheets=sheets)
             summary.update(pdf=str(args.out), paper=args.paper, pages=kit.pages, board_sheets=kit.board_sheets)
         if args.png:
-            files = write_png_set(args.png, layout, dpi=args.dpi, red_sides=args.red_sides, progress=_progress)
+            files = write_png_set(args.png, layout, dpi=args.dpi, red_sides=args.red_sides, progress=_progress,
+                                  sheets=sheets)
             summary.update(png=str(args.png), dpi=args.dpi, files=len(files))
     except OSError as err:
         raise UsageError(f"cannot write the kit: {err.strerror or err}") from None
