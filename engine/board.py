@@ -43,6 +43,17 @@ for _cell in CELLS:
         | (W if _cell.col == 0 else 0) | (E if _cell.col == SIZE - 1 else 0)
     )
 
+# For each cell index: (direction, neighbour index, direction back) for every neighbour on the board.
+_LINKS: list[tuple[tuple[int, int, int], ...]] = [
+    tuple((d, NEIGHBOUR[i][d], OPPOSITE[d]) for d in DIRECTIONS if NEIGHBOUR[i][d] != _NO_CELL)
+    for i in range(CELL_COUNT)
+]
+# _MOVE[i * 16 + arms]: the one Move object for that piece on that cell. Moves are immutable, so sharing
+# them saves building a Piece and a Move for every placement listed or chosen (the hot path of search).
+_MOVE: list[Move | None] = [
+    Move(Piece(arms), CELLS[i]) if arms else None for i in range(CELL_COUNT) for arms in range(16)
+]
+
 #: FITS[fixed][need]: bit set (bit ``arms``) of the pieces whose arms agree with the neighbours,
 #: where ``fixed`` has a bit per side with a neighbouring piece and ``need`` a bit per side where
 #: that neighbour's wave points here.
@@ -104,7 +115,7 @@ class Board:
 
     def moves(self) -> list[Move]:
         """The placements on the board, oldest first."""
-        return [Move(Piece(self.arms[i]), CELLS[i]) for i, _ in self._history]
+        return [_MOVE[i * 16 + self.arms[i]] for i, _ in self._history]
 
     def fits(self, move: Move) -> bool:
         """Whether ``move`` goes on an empty cell and agrees with every neighbouring edge."""
@@ -145,10 +156,10 @@ class Board:
         for i in range(CELL_COUNT):
             if arms[i] == 0:
                 bits = FITS[fixed[i]][need[i]] & available
-                cell = CELLS[i]
+                base = i * 16
                 while bits:
                     low = bits & -bits
-                    yield Move(Piece(low.bit_length() - 1), cell)
+                    yield _MOVE[base + low.bit_length() - 1]
                     bits ^= low
 
     def has_legal_placement(self, available: int) -> bool:
@@ -166,17 +177,18 @@ class Board:
     def random_placement(self, available: int, rng: random.Random) -> Move | None:
         """A uniformly random (cell, then piece) legal placement from ``available``, or None."""
         arms, fixed, need = self.arms, self.fixed, self.need
+        random = rng.random
         for _ in range(24):
-            i = rng.randrange(CELL_COUNT)
+            i = int(random() * CELL_COUNT)
             if arms[i] == 0:
                 bits = FITS[fixed[i]][need[i]] & available
                 if bits:
-                    return Move(Piece(_random_bit(bits, rng)), CELLS[i])
+                    return _MOVE[i * 16 + _random_bit(bits, rng)]
         options = [i for i in range(CELL_COUNT) if arms[i] == 0 and FITS[fixed[i]][need[i]] & available]
         if not options:
             return None
-        i = rng.choice(options)
-        return Move(Piece(_random_bit(FITS[fixed[i]][need[i]] & available, rng)), CELLS[i])
+        i = options[int(random() * len(options))]
+        return _MOVE[i * 16 + _random_bit(FITS[fixed[i]][need[i]] & available, rng)]
 
     # ---- connections ------------------------------------------------------------------------
     def _find(self, i: int) -> int:
@@ -225,20 +237,16 @@ class Board:
             self._free -= 1
         undo: list[tuple[int, int, int]] = []
         parent, size, sides = self._parent, self._size, self._sides
+        board_arms, fixed, need = self.arms, self.fixed, self.need
         sides[i] = arms & RIM[i]
-        neighbour = NEIGHBOUR[i]
-        for d in DIRECTIONS:
-            j = neighbour[d]
-            if j < 0:
-                continue
-            back = OPPOSITE[d]
-            if self.arms[j] == 0:
-                if not self.fixed[j]:
+        for d, j, back in _LINKS[i]:
+            if board_arms[j] == 0:
+                if not fixed[j]:
                     self._free -= 1
-                self.fixed[j] |= back
+                fixed[j] |= back
                 if arms & d:
-                    self.need[j] |= back
-            elif arms & d and self.arms[j] & back:
+                    need[j] |= back
+            elif arms & d and board_arms[j] & back:
                 a, b = self._find(i), self._find(j)
                 if a != b:
                     if size[a] < size[b]:
@@ -259,19 +267,17 @@ class Board:
             size[a] -= size[b]
             sides[a] = old_sides
         sides[i] = 0
-        neighbour = NEIGHBOUR[i]
-        for d in DIRECTIONS:
-            j = neighbour[d]
-            if j >= 0 and self.arms[j] == 0:
-                back = OPPOSITE[d]
-                self.fixed[j] &= ~back
-                self.need[j] &= ~back
-                if not self.fixed[j]:
+        board_arms, fixed, need = self.arms, self.fixed, self.need
+        for _, j, back in _LINKS[i]:
+            if board_arms[j] == 0:
+                fixed[j] &= ~back
+                need[j] &= ~back
+                if not fixed[j]:
                     self._free += 1
-        self.arms[i] = 0
-        if not self.fixed[i]:
+        board_arms[i] = 0
+        if not fixed[i]:
             self._free += 1
-        return Move(Piece(arms), CELLS[i])
+        return _MOVE[i * 16 + arms]
 
     def snapshot(self) -> tuple:
         """Everything the board holds, for comparing two boards exactly (tests, resumption)."""
@@ -293,5 +299,6 @@ class Board:
 
 def _random_bit(bits: int, rng: random.Random) -> int:
     """The position of a uniformly chosen set bit."""
-    positions = [k for k in range(1, 16) if bits >> k & 1]
-    return positions[0] if len(positions) == 1 else rng.choice(positions)
+    for _ in range(int(rng.random() * bits.bit_count())):
+        bits &= bits - 1          # drop the lowest set bit
+    return (bits & -bits).bit_length() - 1

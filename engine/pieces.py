@@ -31,6 +31,10 @@ class Colour(enum.Enum):
     RED = "red"
     BLACK = "black"
 
+    # Members are singletons compared by identity, so the identity hash is correct, and unlike Enum's
+    # Python-level __hash__ it costs nothing: inventories and sides are looked up by colour on every move.
+    __hash__ = object.__hash__
+
     @property
     def other(self) -> Colour:
         """The opponent: ``Colour.RED.other is Colour.BLACK``."""
@@ -63,6 +67,8 @@ class Kind(enum.Enum):
     STRAIGHT = "straight"
     JUNCTION = "junction"
     CROSS = "cross"
+
+    __hash__ = object.__hash__   # see Colour
 
     def __str__(self) -> str:
         return self.value
