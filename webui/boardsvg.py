@@ -21,7 +21,10 @@ TILE_FILL = {"red": "#c62828", "black": "#1c1c1c"}
 WAVE = "#f5ecd7"
 WIN_WAVE = "#ffd400"
 SIDE_FILL = {"red": "#c62828", "black": "#1c1c1c"}
-FLAG_STROKE = {"illegal": "#ff1744", "rejected": "#ff9100", "unreadable": "#ffb300"}
+#: Flag kinds (engine.table.FlagKind values and the companion's own) -> outline colour; others orange.
+FLAG_STROKE = {"illegal-piece": "#ff1744", "illegal": "#ff1744", "rejected-piece": "#ff9100", "lifted": "#ff1744",
+               "moved": "#ff1744", "unexplained": "#ff1744", "undone": "#ff9100", "differs": "#ff9100",
+               "held": "#ffb300", "unreadable": "#ffb300"}
 COORD = 'font-size="38" font-weight="bold" font-family="sans-serif" fill="#f3e9d2"'
 MARK = 'font-size="70" font-weight="bold" font-family="sans-serif" fill="#ffffff" stroke="#000000" stroke-width="3"'
 _MID = {N: (50, 0), E: (100, 50), S: (50, 100), W: (0, 50)}

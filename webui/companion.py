@@ -271,6 +271,7 @@ class Companion:
         self._hand_since: float | None = None
         self._seen = 0.0          # wall time the frame behind the last verdict was read
         self._decided = 0.0       # wall time that verdict was decided
+        self._frame_t: float | None = None   # that frame's own time (the camera's clock)
         self._bad_frames = 0
         self._frames = 0
         self._storage_error: str | None = None
@@ -391,7 +392,7 @@ class Companion:
                     log.exception("frame %s could not be read (%d so far)", getattr(frame, "index", "?"),
                                   self._bad_frames)
                 events = []
-            changed = self._handle(events, seen)
+            changed = self._handle(events, seen, getattr(frame, "t", None))
             changed |= self._hand_tick()
             if changed:
                 self._publish()
@@ -399,7 +400,7 @@ class Companion:
         self._maybe_preview(overlay if overlay is not None else getattr(frame, "image", None))
 
     # ---- events -----------------------------------------------------------------------------------
-    def _handle(self, events: list[dict], seen: float) -> bool:
+    def _handle(self, events: list[dict], seen: float, frame_t: float | None = None) -> bool:
         """Store the verdicts (committed before anything is shown) and keep the flags; True if changed."""
         changed = False
         for event in events:
@@ -411,6 +412,7 @@ class Companion:
                 if not self._store_verdict(event):
                     return True
                 self._seen, self._decided = seen, time.time()
+                self._frame_t = frame_t if isinstance(frame_t, int | float) else None
             elif "event" in event:
                 changed |= self._observe(event)
         return changed
@@ -547,6 +549,7 @@ class Companion:
             "speech": self.settings.speech,
             "seen": self._seen,
             "decided": self._decided,
+            "frame_t": self._frame_t,
             "svg": board_svg(cells, last=last, wave=wave, flags=flag_cells, red_sides=rules.red_sides),
         }
 

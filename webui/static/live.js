@@ -161,29 +161,48 @@
     fetch("/api/state", { cache: "no-store" }).then((r) => r.ok ? r.json() : null).then(render).catch(() => {});
   }
 
+  let polling = null;
+
+  function poll(on) {
+    // Beyond the server's stream cap (503) the page asks for the state once a second instead.
+    if (on && !polling) polling = setInterval(fetchState, 1000);
+    if (!on && polling) { clearInterval(polling); polling = null; }
+  }
+
   function connect() {
     const source = new EventSource("/api/events");
-    source.onopen = () => { $("connection").hidden = true; };
+    source.onopen = () => { $("connection").hidden = true; poll(false); };
     source.onmessage = (event) => {
       try { render(JSON.parse(event.data)); } catch (err) { /* a torn message: the next one is whole */ }
     };
     source.onerror = () => {
-      $("connection").hidden = false;
       if (source.readyState === EventSource.CLOSED) {
-        // refused (503: too many displays) or the server restarted: try again, meanwhile poll once
+        // refused (too many displays) or the server went away: poll, and try streaming again later
+        $("connection").hidden = false;
         fetchState();
-        setTimeout(connect, 3000);
+        poll(true);
+        setTimeout(connect, 10000);
       }
     };
   }
 
   function setupPreview() {
     const img = $("preview");
+    let stills = null;
     img.addEventListener("error", () => {
+      // No stream slot (or no picture yet): show a still a second, and try the stream again later.
+      if (!stills) {
+        stills = setInterval(() => { img.src = "/preview.jpg?" + Date.now(); }, 1000);
+        clearTimeout(previewRetry);
+        previewRetry = setTimeout(() => {
+          clearInterval(stills);
+          stills = null;
+          img.src = "/preview.mjpg?" + Date.now();
+        }, 30000);
+      }
       img.classList.add("none");
-      clearTimeout(previewRetry);
-      previewRetry = setTimeout(() => { img.classList.remove("none"); img.src = "/preview.mjpg?" + Date.now(); }, 5000);
     });
+    img.addEventListener("load", () => img.classList.remove("none"));
   }
 
   function setupSpeech() {
