@@ -6,6 +6,9 @@ one edge by edge: B1 has waves west, east and south (``esw``); A2 is a corner wi
 pointing north (``n``).
 """
 
+import random
+import re
+
 import pytest
 
 from engine import ALL_PIECES, START_INVENTORY, Board, Cell, Colour, Kind, Move, Outcome, Referee, Rules
@@ -125,3 +128,14 @@ def test_player_1_joins_left_to_right_and_player_2_top_to_bottom():
 def test_the_help_pages_notation_for_the_cross():
     assert Move.parse("X@e5") == Move.parse("nesw@e5") == Move.parse("e5.trbl") == Move.parse("nesw@E5")
     assert str(Move.parse("ew@E5")) == "ew@E5"
+
+
+def test_red_waves_in_colour_draw_the_same_board():
+    rng = random.Random(7)
+    board = Board()
+    while (move := board.random_placement(0xFFFE, rng)) is not None:   # every cell, rims included
+        board.push(move)
+    colours = {cell: Colour.RED for cell, _ in board.pieces()}
+    coloured = draw(board, colours, ansi=True)
+    assert "\x1b[31m" in coloured
+    assert re.sub(r"\x1b\[\d+m", "", coloured) == draw(board)
