@@ -40,6 +40,7 @@ class ColourModel:
     """Thresholds on the light-normalised image. A calibration profile may override any of them."""
 
     light_min: float = 0.72        # min channel above this: paper or cream
+    paper_chroma_max: float = 0.14  # max minus min channel above this: not paper or cream
     skin_chroma_min: float = 0.10  # max minus min channel above this (and not red ink): hand-like
     red_min: float = 0.30          # red minus max(green, blue) above this: red ink
     redness_split: float = 0.20    # body redness between black (~0) and red (~0.5+)
@@ -202,16 +203,30 @@ class TileReader:
         p = self.geometry.px_per_cell
         small = cv2.resize(grid, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
         k = max(3, int(round(1.5 * p / 4)) | 1)
-        white = cv2.dilate(small, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+        white = cv2.dilate(small, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))).astype(np.float32)
+        # A hand (or anything large) has no paper in reach, and its own brightest pixel would pass for
+        # white. Paper white only varies in brightness across the board (light falls off, the colour
+        # cast is the same everywhere), so a local white much darker, brighter or of another hue than
+        # the board's median white is replaced by the paper white around it.
+        median = np.median(white.reshape(-1, 3), axis=0) + 1.0
+        ratio = white / median
+        luma = ratio.mean(axis=2)
+        valid = ((luma > 0.55) & (luma < 1.6)
+                 & (ratio.max(axis=2) < 1.2 * ratio.min(axis=2))).astype(np.float32)
+        sigma = 2 * p / 4
+        support = cv2.GaussianBlur(valid, (0, 0), sigma)
+        filled = cv2.GaussianBlur(white * valid[..., None], (0, 0), sigma) / np.maximum(support, 1e-3)[..., None]
+        filled = np.where((support > 0.05)[..., None], filled, median)
+        white = np.where(valid[..., None] > 0, white, filled)
         # Glare adds light that the division cannot take out (dark ink turns paper-bright): find it
         # as white well above the median white of the neighbourhood, which follows slow gradients.
-        bright = white.max(axis=2)
+        bright = np.clip(white.max(axis=2), 0, 255).astype(np.uint8)
         around = cv2.medianBlur(bright, max(3, int(round(5 * p / 4)) | 1))
         m, q = self.geometry.margin_px // 4, p / 4
         centres = (m + (np.arange(10) + 0.5) * q).astype(int)
         at = np.ix_(centres, centres)
         glare = bright[at].astype(np.float32) / np.maximum(around[at], 16)
-        white = cv2.GaussianBlur(white.astype(np.float32), (0, 0), p / 8)
+        white = cv2.GaussianBlur(white, (0, 0), p / 8)
         white = cv2.resize(white, (grid.shape[1], grid.shape[0]), interpolation=cv2.INTER_LINEAR)
         return grid.astype(np.float32) / np.maximum(white, 16.0), glare
 
@@ -235,9 +250,11 @@ class TileReader:
         hi = cv2.max(cv2.max(b, g), r)
         redness = cv2.subtract(r, cv2.max(b, g))
         cream = np.clip((lo - 0.3) * (1 / 0.55), 0.0, 1.0)
-        not_paper = lo < mdl.light_min
-        # Hand-like: not paper, not grey (black ink, however lifted), not saturated red ink.
         chroma = cv2.subtract(hi, lo)
+        # Paper and cream are light and colourless once divided by the paper white; light skin is
+        # nearly as light, but not colourless.
+        not_paper = (lo < mdl.light_min) | (chroma > mdl.paper_chroma_max)
+        # Hand-like: not paper, not grey (black ink, however lifted), not saturated red ink.
         other = (not_paper & (chroma > mdl.skin_chroma_min) & (redness < mdl.red_min)).view(np.uint8)
         # Blurred borders between body and cream look hand-like for a pixel or two; a hand is wider.
         other = cv2.morphologyEx(other, cv2.MORPH_OPEN, self._open_kernel).view(bool)
