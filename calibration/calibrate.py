@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,6 +20,9 @@ from engine.cells import CELLS, Cell
 from vision.artwork import BoardLayout
 from vision.finder import BoardFinder
 from vision.tiles import ColourModel, TileReader
+
+if TYPE_CHECKING:
+    from calibration.lens import LensModel
 
 #: Share of a cell's middle that must be tile body for a sample tile to count as present.
 SAMPLE_BODY = 0.3
@@ -86,40 +90,49 @@ def learn_colour_model(samples: Samples) -> dict[str, float]:
     return {k: v for k, v in learnt.items() if hasattr(default, k)}
 
 
-def calibrate_image(image: np.ndarray, layout: BoardLayout | None = None) -> Calibration:
-    """Run every check on one frame of the board and, when the board is found, make a profile."""
+def calibrate_image(image: np.ndarray, layout: BoardLayout | None = None, lens: LensModel | None = None) -> Calibration:
+    """Run every check on one frame of the board and, when the board is found, make a profile.
+
+    With a ``lens`` model (calibration.lens), the board is found through it, the model is judged as the first
+    check, and it is written into the profile; it must have been made at this frame's resolution."""
     if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 32:
         raise ValueError("calibration needs a colour picture (BGR, at least 32 px each way)")
-    finder = BoardFinder(layout)
+    h, w = image.shape[:2]
+    if lens is not None and tuple(lens.image_size) != (w, h):
+        raise ValueError(f"the lens pictures are {lens.image_size[0]}x{lens.image_size[1]} but the board picture is "
+                         f"{w}x{h}: take both at the resolution the camera plays at")
+    lens_checks = [lens.check()] if lens is not None else []
+    finder = BoardFinder(layout, lens=lens.as_pair() if lens is not None else None)
     found = finder.find(image)
     if found.pose is None:
-        return Calibration(run_all(image, finder, found, None, None), None)
+        return Calibration(lens_checks + run_all(image, finder, found, None, None), None)
     grid = finder.warp(image, found.pose)
     reader = TileReader(finder.geometry)
     normalised, _glare = reader.normalise(grid)
     samples = measure_samples(normalised, finder.geometry.px_per_cell, finder.geometry.margin_px)
-    checks = run_all(image, finder, found, grid, samples)
+    checks = lens_checks + run_all(image, finder, found, grid, samples)
     colour_ok = next(c.ok for c in checks if c.name == "colour separation")
     model = learn_colour_model(samples) if samples is not None and colour_ok else {}
-    h, w = image.shape[:2]
     profile = Profile(
         resolution=(w, h),
         homography=tuple(tuple(float(v) for v in row) for row in found.pose.homography),
         cell_px=round(finder.cell_px(found.pose), 2),
         colour_model=model,
+        lens=lens.to_profile() if lens is not None else None,
         checks=tuple(checks),
         created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     )
     return Calibration(checks, profile)
 
 
-def calibrate_frames(frames: Iterable[np.ndarray], layout: BoardLayout | None = None) -> Calibration:
+def calibrate_frames(frames: Iterable[np.ndarray], layout: BoardLayout | None = None,
+                     lens: LensModel | None = None) -> Calibration:
     """Calibrate on the best of several frames: the one whose checks pass most, later frames winning ties
     (a camera's first frames are often still adjusting exposure)."""
     best: Calibration | None = None
     best_score: tuple = ()
     for image in frames:
-        result = calibrate_image(image, layout)
+        result = calibrate_image(image, layout, lens)
         score = (result.profile is not None, sum(c.ok for c in result.checks), -sum(c.warning for c in result.checks))
         if best is None or score >= best_score:
             best, best_score = result, score

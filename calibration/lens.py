@@ -18,12 +18,15 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from calibration.profile import CheckResult
-from vision.printkit import SheetArt
+
+if TYPE_CHECKING:
+    from vision.printkit import SheetArt
 
 #: The sheet: 8 x 6 chessboard squares of 30 mm (240 x 180 mm, on A4 or Letter landscape with margins),
 #: 22 mm markers from a dictionary the game board does not use.
@@ -51,6 +54,10 @@ INSTRUCTION = "Glue flat on card; for a lens model take 10 photos holding it at 
 
 class LensError(ValueError):
     """The pictures cannot give a lens model; the message says what to photograph instead."""
+
+
+class SheetNotSeen(LensError):
+    """Too few pictures show the lens sheet well enough."""
 
 
 @functools.cache
@@ -95,6 +102,8 @@ def sheet_black_mm() -> np.ndarray:
 
 def sheet_art() -> SheetArt:
     """The lens sheet as print-kit draws it (a PDF page at exact size, and ``charuco.png``)."""
+    from vision.printkit import SheetArt  # reportlab comes with it: only print-kit and tests need the art
+
     w, h = sheet_size_mm()
     return SheetArt(
         name="charuco",
@@ -209,7 +218,8 @@ def calibrate_lens(images: Iterable[np.ndarray]) -> LensModel:
         raise LensError("no pictures of the lens sheet given")
     if len(objects) < MIN_VIEWS:
         shown = f"{len(objects)} of {given}" if given > len(objects) else f"{given}"
-        raise LensError(f"only {shown} pictures show the sheet; take {MIN_VIEWS} or more from different angles, "
+        verb = "picture shows" if shown == "1" else "pictures show"
+        raise SheetNotSeen(f"only {shown} {verb} the sheet; take {MIN_VIEWS} or more from different angles, "
                         "filling different parts of the picture")
     rms, k, dist, rvecs, per_view = _calibrate(objects, points, size)
     # One round of leaving out pictures that disagree with the rest (motion blur, a curled sheet).

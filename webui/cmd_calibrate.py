@@ -1,4 +1,5 @@
-"""``thoughtwave calibrate (--camera SRC | --image F) [--out F]``: check the camera and board, write the profile."""
+"""``thoughtwave calibrate (--camera SRC | --image F) [--lens-images F ...] [--out F]``: check the camera and board,
+write the profile (with a lens model when pictures of the print kit's lens sheet are given)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state-dir", metavar="DIR", help="the state directory (default: from the config)")
     parser.add_argument("--config", metavar="FILE", help="the configuration file")
     parser.add_argument("--force", action="store_true", help="write the profile even when a check fails")
+    parser.add_argument("--lens-images", nargs="+", metavar="FILE",
+                        help="6 or more photos of the lens sheet (print-kit --lens-sheet) from this camera at its "
+                             "playing resolution, held at different angles and places: adds a lens model")
 
 
 def default_profile_path(args: argparse.Namespace) -> Path:
@@ -63,12 +67,40 @@ def _frames(args: argparse.Namespace) -> list:
     return frames
 
 
+def _lens(files: list[str] | None):
+    """The lens model from the sheet photos, or None without them."""
+    if not files:
+        return None
+    import cv2
+
+    from calibration.lens import LensError, SheetNotSeen, calibrate_lens
+
+    def pictures():
+        for name in files:
+            image = cv2.imread(name, cv2.IMREAD_COLOR)
+            if image is None:
+                raise UsageError(f"cannot read {name} as an image")
+            yield image
+
+    try:
+        return calibrate_lens(pictures())
+    except SheetNotSeen as err:
+        raise NotFound(f"lens model: {err}") from None
+    except LensError as err:
+        raise UsageError(f"lens model: {err}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     from calibration.calibrate import calibrate_frames
     from calibration.profile import save_profile
 
     out = Path(args.out) if args.out else default_profile_path(args)
-    result = calibrate_frames(_frames(args))
+    frames = _frames(args)
+    lens = _lens(getattr(args, "lens_images", None))
+    try:
+        result = calibrate_frames(frames, lens=lens)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
     for check in result.checks:
         print(check.line())
     if result.profile is None:

@@ -1,0 +1,339 @@
+"""The lens model: the printed sheet is what the detector expects, ten synthetic views through a wide lens
+give back that lens, too few views say what to do, and the board is placed more truly through the model."""
+
+import dataclasses
+import json
+import random
+import re
+import zlib
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from calibration.calibrate import calibrate_image
+from calibration.lens import (
+    MIN_VIEWS,
+    SHEET_SQUARES,
+    SQUARE_MM,
+    LensError,
+    LensModel,
+    SheetNotSeen,
+    calibrate_lens,
+    charuco_board,
+    detect,
+    sheet_art,
+    sheet_size_mm,
+)
+from calibration.profile import load_profile
+from engine import Cell
+from vision.artwork import BoardLayout, board_image
+from vision.finder import BoardFinder
+from vision.printkit import PAPER_MM, SHEET_QUIET_MM, sheet_image
+from vision.recognizer import lens_of
+from vision.synth import Camera, Scene, TileLay, random_position, render
+from vision.tiles import TileReader
+from webui.cli import main
+
+#: A wide Pi-like lens: ~66 degrees across, strong barrel distortion.
+LENS = Camera(resolution=(960, 720), fov_deg=66.0, k1=-0.2, k2=0.04)
+#: Texture resolution of the rendered sheet, px per mm.
+PPM = 6.0
+INNER_CORNERS = (SHEET_SQUARES[0] - 1) * (SHEET_SQUARES[1] - 1)
+
+
+# ---- a planar renderer: the sheet seen through a distorted pinhole camera ---------------------------------
+
+
+def _undistorted(camera: Camera, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Frame px -> undistorted px, inverting the radial model by fixed-point iteration."""
+    k = camera.matrix()
+    f, cx, cy = k[0, 0], k[0, 2], k[1, 2]
+    xd, yd = (xs - cx) / f, (ys - cy) / f
+    xu, yu = xd.copy(), yd.copy()
+    for _ in range(40):
+        r2 = xu * xu + yu * yu
+        scale = 1 + camera.k1 * r2 + camera.k2 * r2 * r2
+        xu, yu = xd / scale, yd / scale
+    return xu * f + cx, yu * f + cy
+
+
+def render_sheet(camera: Camera, texture: np.ndarray, seed: int) -> np.ndarray:
+    """The lens sheet (lying at z = 0 in sheet mm) as ``camera`` sees it: every pixel's ray through the lens meets
+    the sheet plane; rendered at 2x and averaged down, then uneven light, a little blur and sensor noise."""
+    rng = np.random.default_rng(seed)
+    w, h = camera.resolution
+    fw, fh = 2 * w, 2 * h
+    step = 8  # the map is smooth: computed every 8 fine pixels, bilinearly filled in
+    xs, ys = np.meshgrid(np.arange(0, fw + step, step, dtype=np.float64),
+                         np.arange(0, fh + step, step, dtype=np.float64))
+    ux, uy = _undistorted(camera, (xs + 0.5) / 2 - 0.5, (ys + 0.5) / 2 - 0.5)
+    inv = np.linalg.inv(camera.board_to_image())
+    bx, by, bw = (inv[i, 0] * ux + inv[i, 1] * uy + inv[i, 2] for i in range(3))
+    coarse_x = ((bx / bw + SHEET_QUIET_MM) * PPM - 0.5).astype(np.float32)
+    coarse_y = ((by / bw + SHEET_QUIET_MM) * PPM - 0.5).astype(np.float32)
+    gx, gy = np.meshgrid(np.arange(fw, dtype=np.float32) / step, np.arange(fh, dtype=np.float32) / step)
+    map_x = cv2.remap(coarse_x, gx, gy, cv2.INTER_LINEAR)
+    map_y = cv2.remap(coarse_y, gx, gy, cv2.INTER_LINEAR)
+    fine = cv2.remap(texture, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=90)
+    frame = cv2.resize(fine, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32)
+    light = 0.75 + 0.25 * np.linspace(rng.uniform(0, 1), rng.uniform(0, 1), w, dtype=np.float32)[None, :]
+    frame = cv2.GaussianBlur(frame * light, (0, 0), 0.7) + rng.normal(0, 2.0, (h, w)).astype(np.float32)
+    return cv2.cvtColor(np.clip(frame + 0.5, 0, 255).astype(np.uint8), cv2.COLOR_GRAY2BGR)
+
+
+def sheet_views(count: int, seed: int = 5) -> list[np.ndarray]:
+    """``count`` pictures of the sheet held 33-45 cm from LENS, tilted up to 40 degrees, all over the picture."""
+    texture = sheet_image(sheet_art(), PPM)
+    sw, sh = sheet_size_mm()
+    rnd = random.Random(seed)
+    views = []
+    for i in range(count):
+        camera = dataclasses.replace(
+            LENS, height_mm=rnd.uniform(330, 450), tilt_deg=rnd.uniform(5, 40) if i % 4 else 0.0,
+            tilt_toward_deg=rnd.uniform(0, 360), yaw_deg=rnd.uniform(-40, 40),
+            aim_mm=(sw / 2 + rnd.uniform(-150, 150), sh / 2 + rnd.uniform(-110, 110)))
+        views.append(render_sheet(camera, texture, seed * 100 + i))
+    return views
+
+
+@pytest.fixture(scope="module")
+def views():
+    return sheet_views(10)
+
+
+@pytest.fixture(scope="module")
+def model(views):
+    return calibrate_lens(views)
+
+
+# ---- the sheet ----------------------------------------------------------------------------------------------
+
+
+def test_the_printed_sheet_is_the_board_the_detector_expects():
+    art = sheet_art()
+    flat = sheet_image(art, 8.0)
+    corners, ids = detect(flat)
+    assert len(ids) == INNER_CORNERS
+    # Every chessboard corner sits exactly where the sheet's millimetres put it (pixel centre convention).
+    want = (charuco_board().getChessboardCorners()[ids, :2] + SHEET_QUIET_MM) * 8.0 - 0.5
+    assert np.abs(corners - want).max() < 0.3
+    # And the drawing agrees with OpenCV's own picture of the board, square for square.
+    w, h = (round(v * 8.0) for v in sheet_size_mm())
+    quiet = round(SHEET_QUIET_MM * 8.0)
+    ours = flat[quiet:quiet + h, quiet:quiet + w] < 128
+    theirs = charuco_board().generateImage((w, h), marginSize=0, borderBits=1) < 128
+    assert np.mean(ours != theirs) < 0.01
+
+
+def test_the_sheet_and_the_game_board_are_never_taken_for_each_other():
+    flat = cv2.cvtColor(sheet_image(sheet_art(), 6.0), cv2.COLOR_GRAY2BGR)
+    assert BoardFinder().detect_markers(flat) == {}
+    board = board_image(BoardLayout(), 4.0, "WE")
+    assert len(detect(board)[1]) == 0
+
+
+# ---- the lens model -----------------------------------------------------------------------------------------
+
+
+def test_ten_views_through_a_wide_lens_give_that_lens_back(model):
+    truth = LENS.matrix()
+    assert model.views_used == model.views_given == 10
+    assert model.image_size == LENS.resolution
+    assert model.rms_px < 1.0
+    assert model.camera_matrix[0, 0] == pytest.approx(truth[0, 0], rel=0.01)
+    assert model.camera_matrix[1, 1] == pytest.approx(truth[1, 1], rel=0.01)
+    assert np.abs(model.camera_matrix[:2, 2] - truth[:2, 2]).max() < 6.0
+    assert model.dist_coeffs[0] == pytest.approx(LENS.k1, abs=0.02)
+    check = model.check()
+    assert check.ok and not check.warning and check.name == "lens model"
+    # The model undoes the lens: undistorting the frame's corner lands where the pinhole would have put it.
+    corner = np.array([[[5.0, 5.0]]])
+    true_ideal = np.array(_undistorted(LENS, corner[..., 0], corner[..., 1])).ravel()
+    ours = cv2.undistortPoints(corner, *model.as_pair(), P=model.camera_matrix).ravel()
+    assert np.abs(ours - true_ideal).max() < 3.0
+
+
+def test_too_few_views_say_how_many_showed_the_sheet_and_what_to_take(views):
+    blank = np.full((720, 960, 3), 120, np.uint8)
+    with pytest.raises(SheetNotSeen, match=r"only 3 of 5 pictures show the sheet; take 6 or more from "
+                                           r"different angles, filling different parts of the picture"):
+        calibrate_lens([*views[:3], blank, blank])
+    with pytest.raises(SheetNotSeen, match="only 1 picture shows"):
+        calibrate_lens(views[:1])
+    with pytest.raises(LensError, match="no pictures"):
+        calibrate_lens([])
+
+
+def test_pictures_of_different_sizes_or_no_picture_at_all_are_refused(views):
+    with pytest.raises(LensError, match="picture 2 is 480x360 but the first is 960x720"):
+        calibrate_lens([views[0], cv2.resize(views[1], (480, 360))])
+    with pytest.raises(LensError, match="picture 1 is not a usable picture"):
+        calibrate_lens([None])
+
+
+def _model(rms: float, coverage: float = 1.0, tilted: int = 5) -> LensModel:
+    return LensModel(LENS.matrix(), np.zeros(5), rms, LENS.resolution, 10, 10, coverage, tilted)
+
+
+@pytest.mark.parametrize("rms, ok, warning", [(0.4, True, False), (1.5, True, True), (2.6, False, False)])
+def test_the_reprojection_error_is_judged(rms, ok, warning):
+    check = _model(rms).check()
+    assert (check.ok, check.warning) == (ok, warning)
+    assert f"{rms:.2f} px" in check.measured
+    assert (check.advice is None) == (ok and not warning)
+
+
+def test_a_sheet_kept_in_the_middle_or_flat_on_is_sent_back_for_more_pictures():
+    middle = _model(0.3, coverage=0.25).check()
+    assert middle.ok and middle.warning and "corners and edges" in middle.advice
+    flat = _model(0.3, tilted=1).check()
+    assert flat.ok and flat.warning and "tilted" in flat.advice
+
+
+def curled(image: np.ndarray, amplitude_px: float) -> np.ndarray:
+    """The picture as if the sheet were not flat: everything pushed up to ``amplitude_px`` along waves."""
+    h, w = image.shape[:2]
+    x, y = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+    dx, dy = amplitude_px * np.sin(2 * np.pi * y / 240), amplitude_px * np.sin(2 * np.pi * x / 320)
+    return cv2.remap(image, x + dx, y + dy, cv2.INTER_LINEAR)
+
+
+def test_a_picture_of_a_curled_sheet_is_left_out_of_the_model(views):
+    model = calibrate_lens([*views[:3], curled(views[3], 5.0), *views[4:]])
+    assert (model.views_used, model.views_given) == (9, 10)
+    assert model.rms_px < 1.0 and model.dist_coeffs[0] == pytest.approx(LENS.k1, abs=0.02)
+
+
+# ---- the board through the lens ------------------------------------------------------------------------------
+
+
+def _through(model: LensModel | None, pose, points_mm: np.ndarray) -> np.ndarray:
+    """Where the finder expects board points in the frame (through the lens model when there is one)."""
+    undistorted = pose.project(points_mm)
+    if model is None:
+        return undistorted
+    k, dist = model.as_pair()
+    rays = np.linalg.solve(k, np.vstack([undistorted.T, np.ones(len(undistorted))])).T
+    return cv2.projectPoints(rays.reshape(-1, 1, 3), np.zeros(3), np.zeros(3), k, dist)[0].reshape(-1, 2)
+
+
+@pytest.fixture(scope="module")
+def board_scene():
+    camera = dataclasses.replace(LENS, height_mm=420.0, yaw_deg=4.0, tilt_deg=6.0, tilt_toward_deg=30.0)
+    tiles = random_position(random.Random(8), 30)
+    scene = dataclasses.replace(Scene(), camera=camera, tiles=tiles, lays={c: TileLay() for c in tiles})
+    return render(scene)
+
+
+def test_the_board_is_placed_more_truly_through_the_lens_model(model, board_scene):
+    image, truth = board_scene
+    layout = BoardLayout()
+    centres = np.array([[layout.grid_origin_mm[0] + (c + 0.5) * layout.cell_mm,
+                         layout.grid_origin_mm[1] + (r + 0.5) * layout.cell_mm] for r in range(10) for c in range(10)])
+    errors, reprojection, misread = {}, {}, {}
+    for name, lens in (("without", None), ("with", model)):
+        finder = BoardFinder(layout, lens=lens.as_pair() if lens else None)
+        found = finder.find(image)
+        assert found.pose is not None
+        reprojection[name] = found.pose.reprojection_px
+        off = _through(lens, found.pose, centres) - truth.project(centres)
+        errors[name] = float(np.max(np.linalg.norm(off, axis=1)))
+        cells = TileReader(finder.geometry).read(finder.warp(image, found.pose)).cells()
+        misread[name] = 0
+        for cell in map(Cell.from_index, range(100)):
+            got, want = cells[cell], truth.tiles.get(cell)
+            if got.state.value != "unreadable":
+                misread[name] += ((got.colour, got.piece) if got.state.value == "tile" else None) != want
+    assert errors["without"] > 2.0, errors          # the wide lens really does bend the board
+    assert errors["with"] < 0.25 * errors["without"] and errors["with"] < 1.0, errors
+    assert reprojection["with"] < 0.5 * reprojection["without"], reprojection
+    assert misread["with"] == 0 and misread["with"] <= misread["without"], misread
+
+
+def test_calibrating_with_a_lens_model_judges_it_and_writes_it_into_the_profile(model, board_scene):
+    image, _ = board_scene
+    result = calibrate_image(image, lens=model)
+    assert result.checks[0].name == "lens model" and result.checks[0].ok
+    lens = result.profile.lens
+    assert np.allclose(lens["camera_matrix"], model.camera_matrix) and lens["views_used"] == 10
+    assert lens_of(result.profile.reader_profile()) is not None  # the recognizer will read through it
+    with pytest.raises(ValueError, match="lens pictures are 960x720 but the board picture is 480x360"):
+        calibrate_image(cv2.resize(image, (480, 360)), lens=model)
+
+
+# ---- the commands -------------------------------------------------------------------------------------------
+
+
+def test_calibrate_command_adds_the_lens_model_from_sheet_photos(views, board_scene, tmp_path, capsys):
+    photos = []
+    for i, view in enumerate(views[:8]):
+        photos.append(str(tmp_path / f"sheet-{i}.png"))
+        cv2.imwrite(photos[-1], view)
+    board = tmp_path / "board.png"
+    cv2.imwrite(str(board), board_scene[0])
+    out = tmp_path / "profile.json"
+    assert main(["calibrate", "--image", str(board), "--lens-images", *photos, "--out", str(out), "--force"]) == 0
+    printed = capsys.readouterr().out
+    assert re.search(r"^ok    lens model: reprojection 0\.\d\d px from 8 of 8 pictures", printed, re.M), printed
+    lens = load_profile(out).lens
+    assert lens["dist_coeffs"][0] == pytest.approx(LENS.k1, abs=0.03)
+    assert json.loads(out.read_text())["lens"]["image_size"] == [960, 720]
+
+    few = tmp_path / "few.json"
+    assert main(["calibrate", "--image", str(board), "--lens-images", *photos[:MIN_VIEWS - 1], "--out", str(few)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "only 5 pictures show the sheet" in err and not few.exists()
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a picture")
+    assert main(["calibrate", "--image", str(board), "--lens-images", *photos, str(notes), "--out", str(few)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "notes.txt" in err and not few.exists()
+
+
+def _last_page(pdf: bytes) -> tuple[tuple[float, float], str]:
+    """MediaBox size (points) and decoded content of the PDF's last page (reportlab's layout)."""
+    objects = {int(m.group(1)): m.group(2) for m in re.finditer(rb"(\d+) 0 obj\s*(.*?)endobj", pdf, re.S)}
+    ref = re.findall(rb"(\d+) 0 R", re.search(rb"/Kids \[([^\]]*)\]", pdf).group(1))[-1]
+    page = objects[int(ref)]
+    box = [float(v) for v in re.search(rb"/MediaBox \[([^\]]*)\]", page).group(1).split()]
+    content = objects[int(re.search(rb"/Contents (\d+) 0 R", page).group(1))]
+    header, stream = content.split(b"stream", 1)
+    stream = stream.strip(b"\r\n").rsplit(b"endstream", 1)[0].strip()
+    if b"ASCII85Decode" in header:
+        import base64
+        stream = base64.a85decode(stream.removeprefix(b"<~").removesuffix(b"~>"), ignorechars=b" \t\r\n")
+    if b"FlateDecode" in header:
+        stream = zlib.decompress(stream)
+    return (box[2] - box[0], box[3] - box[1]), stream.decode("latin-1")
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_print_kit_lens_sheet_adds_one_landscape_page_with_30_mm_squares(paper, tmp_path, capsys):
+    plain, with_sheet = tmp_path / "kit.pdf", tmp_path / "kit-lens.pdf"
+    assert main(["print-kit", "--out", str(plain), "--paper", paper]) == 0
+    pages = json.loads(capsys.readouterr().out)["pages"]
+    assert main(["print-kit", "--out", str(with_sheet), "--paper", paper, "--lens-sheet"]) == 0
+    assert json.loads(capsys.readouterr().out)["pages"] == pages + 1
+    pt = 72 / 25.4
+    size, content = _last_page(with_sheet.read_bytes())
+    assert size == pytest.approx((PAPER_MM[paper][1] * pt, PAPER_MM[paper][0] * pt), abs=0.01)  # landscape
+    number = r"(-?[\d.]+)"
+    rects = [tuple(float(v) for v in m) for m in re.findall(rf"{number} {number} {number} {number} re", content)]
+    squares = [r for r in rects if abs(r[2] - SQUARE_MM * pt) < 0.01 and abs(r[3] - SQUARE_MM * pt) < 0.01]
+    assert len(squares) == SHEET_SQUARES[0] * SHEET_SQUARES[1] // 2
+    xs = sorted({round(r[0], 2) for r in squares})
+    assert np.diff(xs) == pytest.approx([SQUARE_MM * pt] * (len(xs) - 1), abs=0.01)
+    assert "take 10 photos" in content
+
+
+def test_print_kit_png_lens_sheet_is_charuco_png_at_its_dpi(tmp_path, capsys):
+    out = tmp_path / "png"
+    assert main(["print-kit", "--png", str(out), "--dpi", "150", "--lens-sheet"]) == 0
+    assert json.loads(capsys.readouterr().out)["files"] == 33
+    picture = cv2.imread(str(out / "charuco.png"))
+    assert len(detect(picture)[1]) == INNER_CORNERS
+    with Image.open(out / "charuco.png") as png:
+        assert png.info["dpi"] == pytest.approx((150, 150), abs=0.05)  # PNG stores whole pixels per metre
+        assert png.size[0] == round((sheet_size_mm()[0] + 2 * SHEET_QUIET_MM) * 150 / 25.4)
