@@ -6,16 +6,16 @@ no change at all; they only show in ``status`` while they last.
 
 Two witnesses of a disturbance are used, because either alone misses cases:
 
-* the reading: the reader's ``occluded`` flag and cells, or many cells turning unreadable at once;
+* the reading: several cells the reader marks occluded, or many cells turning unreadable at once;
 * a small grey signature of the (warped) board: any motion between frames, or drift away from the
   picture at the start of the quiet spell. The signature is normalised to zero mean and unit
   spread first, so a lamp switched on (a global change of brightness and contrast) does not read
   as a change, though a shadow sweeping across does, while it moves.
 
-Within a quiet spell each cell is decided by the readings of the last ``stable_seconds``: a cell
-that keeps one content is that content; a cell that is unreadable, or flickers between contents,
-for longer than ``unreadable_seconds`` is reported unreadable (the table ignores it and the display
-says "can't read E5"), never guessed empty.
+Within a quiet spell each cell is decided by its readable votes (a frame where the reader could not
+read the cell is no vote, a frame where it read something else is a vote against): a cell read one way
+is that content; a cell that is never read, or read in contradicting ways, is reported unreadable (the
+table ignores it and the display says "can't read E5"), never guessed empty.
 """
 
 from __future__ import annotations
@@ -103,23 +103,32 @@ class Stabiliser:
     """Turns per-frame ``BoardReading``s into ``StableBoard``s; ``feed`` each frame in time order.
 
     ``motion_threshold`` is the mean absolute difference of normalised signatures (in units of the
-    picture's spread) above which the picture is moving; ``many_unreadable`` is how many more unreadable
-    cells than in the last steady view count as something covering the board (for at most
-    ``blind_patience`` seconds, after which they are just unreadable); ``agreement`` is the share of a
-    cell's recent readings that must agree for the cell to be decided.
+    picture's spread) above which the picture is moving. The board counts as covered when the reader
+    marks at least ``occluded_min`` cells occluded (fewer are only unreadable: a hand covers many), or
+    when ``many_unreadable`` more cells than in the last steady view are unreadable (for at most
+    ``blind_patience`` seconds, after which they are just unreadable).
+
+    A cell is decided by the frames of the current quiet spell (the last ``window_seconds`` of it): an
+    unreadable frame is no vote; the readable votes must agree (``agreement`` share) and number at
+    least 2 and ``min_share`` of the frames. An undecided cell keeps its last steady content for up to
+    ``unreadable_seconds`` while it still sometimes reads that way; otherwise it is unreadable.
     """
 
     def __init__(self, stable_seconds: float = 0.4, unreadable_seconds: float | None = None,
                  motion_threshold: float = 0.15, many_unreadable: int = 4, agreement: float = 0.8,
-                 blind_patience: float = 8.0) -> None:
+                 blind_patience: float = 8.0, occluded_min: int = 3, window_seconds: float | None = None,
+                 min_share: float = 0.3) -> None:
         if stable_seconds <= 0:
             raise ValueError("stable_seconds must be positive")
         self.stable_seconds = stable_seconds
         self.unreadable_seconds = unreadable_seconds if unreadable_seconds is not None else 3 * stable_seconds
+        self.window_seconds = max(stable_seconds, window_seconds if window_seconds is not None else 1.5)
         self.motion_threshold = motion_threshold
         self.many_unreadable = many_unreadable
         self.agreement = agreement
+        self.min_share = min_share
         self.blind_patience = blind_patience
+        self.occluded_min = occluded_min
         self.status = NO_BOARD
         self.accepted: StableBoard | None = None
         self._accepted_codes: np.ndarray | None = None
@@ -147,6 +156,8 @@ class Stabiliser:
             self._previous_signature = None
             return None
         codes = _codes(reading)
+        for cell in reading.occluded_cells:      # whatever the reader says of a covered cell, it is unread
+            codes[cell.index] = _UNREADABLE
         if self._covered(t, reading, codes):
             if self._hand_since is None:
                 self._hand_since = t
@@ -163,7 +174,7 @@ class Stabiliser:
         if self._quiet_since is None:
             self._quiet_since, self._quiet_signature = t, signature
         self._window.append((t, codes, reading))
-        while self._window and self._window[0][0] < t - self.stable_seconds - _EPS:
+        while self._window and self._window[0][0] < t - self.window_seconds - _EPS:
             self._window.popleft()
         if t - self._quiet_since < self.stable_seconds - _EPS:
             self.status = SETTLING
@@ -178,7 +189,7 @@ class Stabiliser:
 
     # ---- witnesses -----------------------------------------------------------------------------
     def _covered(self, t: float, reading: BoardReading, codes: np.ndarray) -> bool:
-        if reading.occluded or reading.occluded_cells:
+        if len(reading.occluded_cells) >= self.occluded_min or (reading.occluded and not reading.occluded_cells):
             return True
         before = int((self._accepted_codes == _UNREADABLE).sum()) if self._accepted_codes is not None else 0
         if int((codes == _UNREADABLE).sum()) - before < self.many_unreadable:
@@ -211,27 +222,31 @@ class Stabiliser:
 
     # ---- deciding ------------------------------------------------------------------------------
     def _decide(self, t: float) -> StableBoard | None:
-        """Each cell by its recent readings; a new StableBoard when any cell's decision changed."""
+        """Each cell by the readable votes of the quiet spell; a new StableBoard when any decision changed."""
         codes = np.stack([c for _, c, _ in self._window])                        # frames x cells
         if (self._accepted_codes is not None and not self._undecided_since
                 and bool((codes == self._accepted_codes).all())):
             return None                     # the usual case: every recent frame agrees with the accepted view
-        # for every frame and cell, how many frames of the window agree with it
-        agree = (codes[:, None, :] == codes[None, :, :]).sum(axis=1)            # frames x cells
+        frames, columns = codes.shape[0], np.arange(codes.shape[1])
+        readable = codes != _UNREADABLE
+        # for every frame and cell, how many frames agree with it (an unreadable frame is no vote)
+        agree = np.where(readable, (codes[:, None, :] == codes[None, :, :]).sum(axis=1), 0)
         best = agree.argmax(axis=0)
-        mode = codes[best, np.arange(codes.shape[1])]
-        decided = (agree[best, np.arange(codes.shape[1])] >= self.agreement * len(codes)) & (mode != _UNREADABLE)
+        mode, votes = codes[best, columns], agree[best, columns]
+        needed = max(2, int(np.ceil(self.min_share * frames)))
+        decided = readable.any(axis=0) & (votes >= needed) & (votes >= self.agreement * readable.sum(axis=0))
         previous = self.accepted.cells if self.accepted else None
         cells: dict[Cell, CellReading] = {}
         for i, cell in enumerate(CELLS):
             if decided[i]:
                 self._undecided_since.pop(cell, None)
                 # the latest reading that says the decided thing, with its confidence
-                j = len(codes) - 1 - int(np.argmax(codes[::-1, i] == mode[i]))
+                j = frames - 1 - int(np.argmax(codes[::-1, i] == mode[i]))
                 cells[cell] = self._window[j][2].cells.get(cell, _NOT_READ)
                 continue
             since = self._undecided_since.setdefault(cell, t)
-            if previous is not None and t - since < self.unreadable_seconds - _EPS:
+            still_seen = previous is not None and bool((codes[:, i] == self._accepted_codes[i]).any())
+            if still_seen and t - since < self.unreadable_seconds - _EPS:
                 cells[cell] = previous[cell]    # give a doubtful cell time before calling it unreadable
             else:
                 cells[cell] = CellReading.unreadable()

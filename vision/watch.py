@@ -30,7 +30,7 @@ from engine.referee import Referee, Rules
 from engine.table import FlagKind, Table
 from vision.reading import BoardReading
 from vision.sources import Frame
-from vision.stabiliser import HAND, STEADY, Stabiliser, board_signature
+from vision.stabiliser import HAND, SIGNATURE_SIZE, STEADY, Stabiliser, board_signature
 
 log = logging.getLogger(__name__)
 
@@ -160,12 +160,26 @@ class Watcher:
             return BoardReading(False)
 
     def _signature(self, image: np.ndarray, reading: BoardReading) -> np.ndarray | None:
-        """The stabiliser's motion witness: a thumbnail of the warped board when the reader offers one."""
+        """The stabiliser's motion witness: a thumbnail of the board seen from above.
+
+        Taken from the reader's own warped board when it keeps one, else warped here from the reader's
+        pose (the recogniser's ``pose`` and ``finder``), else the whole frame."""
         if not reading.board_found:
             return None
         warped = getattr(self.reader, "warped", None)
-        source = warped if isinstance(warped, np.ndarray) and warped.size else image
-        return board_signature(source)
+        if isinstance(warped, np.ndarray) and warped.size:
+            return board_signature(warped)
+        pose = getattr(self.reader, "pose", None)
+        finder = getattr(self.reader, "finder", None)
+        if pose is not None and hasattr(finder, "grid_to_image") and hasattr(finder, "geometry"):
+            # A 4x oversampled warp, then area-averaged: a direct 40x40 warp would alias print and noise.
+            side = 4 * SIGNATURE_SIZE
+            scale = finder.geometry.size / side
+            to_frame = finder.grid_to_image(pose) @ np.diag([scale, scale, 1.0])
+            small = cv2.warpPerspective(image, to_frame, (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                        borderMode=cv2.BORDER_REPLICATE)
+            return board_signature(small)
+        return board_signature(image)
 
     def _overlay(self, image: np.ndarray) -> np.ndarray:
         try:
