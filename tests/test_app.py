@@ -316,3 +316,23 @@ def test_no_json_body_ever_makes_a_500(client, path, body):
 def test_a_pin_of_the_wrong_type_or_form_is_refused_not_a_crash(client, pin):
     response = client.post("/api/login", json={"pin": pin}, headers={"X-CSRF-Token": token(client)})
     assert response.status_code == 403 and response.get_json() == {"error": "wrong PIN"}
+
+
+def test_other_pages_guard_their_changes_with_requires_pin(app):
+    from flask import Blueprint
+
+    from webui.app import requires_pin
+
+    calibration = Blueprint("calibration", __name__)
+
+    @calibration.post("/api/calibrate")
+    @requires_pin
+    def calibrate():
+        return {"ok": True}
+
+    app.register_blueprint(calibration)
+    client = app.test_client()
+    assert client.post("/api/calibrate", headers={"X-CSRF-Token": token(client)}).status_code == 401
+    csrf = login(client)
+    assert client.post("/api/calibrate").status_code == 403
+    assert client.post("/api/calibrate", headers={"X-CSRF-Token": csrf}).get_json() == {"ok": True}

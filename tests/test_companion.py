@@ -320,3 +320,41 @@ def test_rejected_pieces_are_stored_and_undo_skips_them(running):
     assert state["moves"] == [] and state["next"] == "red"
     assert [e.outcome for e in companion.log.entries] == []
     assert Outcome.REJECTED.value in [a.verdict for a in companion.store.actions(companion.game.id)]
+
+
+def test_the_real_watcher_takes_garbage_frames_and_the_board_lost_flag_shows(running):
+    watch = pytest.importorskip("vision.watch")
+    from vision.reading import BoardReading
+
+    class Blind:
+        """A reader that never finds a board (as on noise): only the Watcher's own guards are tested."""
+
+        pose_moved = False
+
+        def read(self, image):
+            return BoardReading(False)
+
+        def draw_overlay(self, image):
+            return image
+
+    rng = np.random.default_rng(3)
+    garbage = [None, "text", np.zeros((0, 3), np.uint8), rng.integers(0, 255, (48, 64, 3), dtype=np.uint8),
+               rng.integers(0, 255, (3, 3, 3, 3), dtype=np.uint8)]
+
+    class Noise:
+        def __init__(self):
+            self.index = 0
+
+        def read(self):
+            self.index += 1
+            return ScriptFrame(self.index, self.index / 10, garbage[self.index % len(garbage)])
+
+        def close(self):
+            pass
+
+    companion = recorded(Companion(Store(":memory:"), Rules(), Noise,
+                                   lambda r, resumed: watch.Watcher(referee=r, resumed=resumed, reader=Blind()), FAST))
+    running(companion)
+    state = wait_until(companion, lambda s: any(f["kind"] == "board-lost" for f in s["flags"]))
+    assert state["moves"] == [] and state["camera"]["state"] == "ok"
+    assert companion.wait_for_preview(0, 5)[1][:2] == b"\xff\xd8"   # the noise pictures still make a preview

@@ -22,7 +22,7 @@ from functools import wraps
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, jsonify, redirect, render_template, request, session, url_for
+from flask import Flask, Response, current_app, jsonify, redirect, render_template, request, session, url_for
 from werkzeug.exceptions import HTTPException
 
 from engine import Colour, GameRecord
@@ -144,6 +144,34 @@ class _Stream:
                 self._slots.give_back()
 
 
+def check_csrf() -> None:
+    """Refuse (403) a POST without this session's CSRF token (header ``X-CSRF-Token`` or form field ``csrf``)."""
+    sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf") or ""
+    token = session.get("csrf")
+    if not isinstance(token, str) or not hmac.compare_digest(sent.encode(), token.encode()):
+        raise ApiError(403, "missing or wrong CSRF token: reload the page")
+
+
+def is_authorised() -> bool:
+    """Whether this session has entered the PIN (never, when no PIN is set)."""
+    return current_app.extensions["thoughtwave"]["pin"] is not None and session.get("auth") is True
+
+
+def requires_pin(view: Callable) -> Callable:
+    """Decorate a view that changes anything (new game, undo, calibration...): CSRF token, then PIN session.
+
+    Other pages (the calibration page) use it on their POST views: ``@bp.post(...) @requires_pin``.
+    """
+    @wraps(view)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        check_csrf()
+        if not is_authorised():
+            pin_set = current_app.extensions["thoughtwave"]["pin"] is not None
+            raise ApiError(401, "enter the PIN first" if pin_set else "changes are locked: no PIN is set")
+        return view(*args, **kwargs)
+    return wrapped
+
+
 def _setting(config: Any, dotted: str, default: Any) -> Any:
     value = config
     for part in dotted.split("."):
@@ -170,7 +198,7 @@ def create_app(companion: Companion, *, pin: str | None, secret_key: bytes, conf
     app.json.sort_keys = False  # type: ignore[attr-defined]
     limiter = PinLimiter()
     slots = StreamSlots(max(1, threads - 2))
-    app.extensions["thoughtwave"] = {"companion": companion, "slots": slots, "limiter": limiter}
+    app.extensions["thoughtwave"] = {"companion": companion, "slots": slots, "limiter": limiter, "pin": pin}
     message_cache: dict[str, Any] = {"version": None, "data": b""}
     cache_lock = threading.Lock()
 
@@ -182,27 +210,11 @@ def create_app(companion: Companion, *, pin: str | None, secret_key: bytes, conf
             session["csrf"] = token
         return token
 
-    def authorised() -> bool:
-        return pin is not None and session.get("auth") is True
+    authorised = is_authorised
+    control = requires_pin
 
     def client() -> str:
         return request.remote_addr or "?"
-
-    def check_csrf() -> None:
-        sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf") or ""
-        token = session.get("csrf")
-        if not isinstance(token, str) or not hmac.compare_digest(sent.encode(), token.encode()):
-            raise ApiError(403, "missing or wrong CSRF token: reload the page")
-
-    def control(view: Callable) -> Callable:
-        """POST endpoints that change the game: CSRF token and PIN session required."""
-        @wraps(view)
-        def wrapped(*args: Any, **kwargs: Any) -> Any:
-            check_csrf()
-            if not authorised():
-                raise ApiError(401, "enter the PIN first" if pin else "changes are locked: no PIN is set")
-            return view(*args, **kwargs)
-        return wrapped
 
     def body() -> dict:
         if not request.get_data(cache=True):

@@ -571,10 +571,10 @@ class Companion:
         now = time.monotonic()
         if image is None or now - self._last_preview < 1.0 / self.settings.preview_fps:
             return
-        self._last_preview = now
         jpeg = encode_preview(image, self.settings.preview_width, self.settings.jpeg_quality)
-        if jpeg is None:
+        if jpeg is None:   # not a picture: the next frame may be one
             return
+        self._last_preview = now
         with self._preview:
             self._jpeg, self._jpeg_seq = jpeg, self._jpeg_seq + 1
             self._preview.notify_all()
