@@ -45,6 +45,12 @@ OUTLIER_FACTOR = 3.0
 #: Share of the picture (on a COVERAGE_GRID x COVERAGE_GRID grid) the sheet's corners must have reached
 #: in some picture: distortion is strongest at the edges, and is only learnt where it was seen.
 COVERAGE_GRID, MIN_COVERAGE = 4, 0.6
+#: Most views a live capture keeps, and how far (share of the picture's diagonal) the sheet's corners must have
+#: moved from every kept view for a new one to count (the same shot twice teaches nothing).
+MAX_VIEWS, NEW_VIEW_SHARE = 15, 0.06
+#: A live frame counts only when the sheet's corners moved less than this (median, px) since the frame before:
+#: a sheet on the move is smeared.
+STILL_PX = 1.5
 #: Pictures with the sheet tilted by at least TILT_DEG the focal length needs (a flat-on sheet cannot tell
 #: a long lens far away from a short lens close up).
 TILT_DEG, MIN_TILTED = 15.0, 3
@@ -176,6 +182,49 @@ class LensModel:
                                f"add pictures with the sheet tilted {TILT_DEG:g}-45 degrees toward the camera",
                                warning=True)
         return CheckResult("lens model", True, measured)
+
+
+class ViewCollector:
+    """Picks the pictures worth calibrating on from a live stream: the sheet seen well, held still (as in the
+    frame before), and placed or tilted differently from every picture already kept. ``offer(frame)`` says
+    whether the frame was kept."""
+
+    def __init__(self, max_views: int = MAX_VIEWS) -> None:
+        self.max_views = max_views
+        self.views: list[np.ndarray] = []
+        self._corners: list[dict[int, np.ndarray]] = []
+        self._last: dict[int, np.ndarray] = {}
+
+    @property
+    def full(self) -> bool:
+        """Whether enough views are kept that more would add little."""
+        return len(self.views) >= self.max_views
+
+    def offer(self, image: np.ndarray) -> bool:
+        """Keep ``image`` if it shows the sheet well and somewhere new; True when kept."""
+        if self.full:
+            return False
+        corners, ids = detect(image)
+        seen = dict(zip(ids.tolist(), corners, strict=True))
+        last, self._last = self._last, seen
+        if len(ids) < MIN_CORNERS or charuco_board().checkCharucoCornersCollinear(ids.reshape(-1, 1)):
+            return False
+        if _moved(seen, last) > STILL_PX:
+            return False
+        step = NEW_VIEW_SHARE * float(np.hypot(*image.shape[:2]))
+        if any(_moved(seen, kept) < step for kept in self._corners):
+            return False
+        self.views.append(image.copy())
+        self._corners.append(seen)
+        return True
+
+
+def _moved(a: dict[int, np.ndarray], b: dict[int, np.ndarray]) -> float:
+    """Median distance the corners two detections share moved (infinite when they share too few to say)."""
+    common = a.keys() & b.keys()
+    if len(common) < MIN_CORNERS:
+        return float("inf")
+    return float(np.median([np.linalg.norm(a[i] - b[i]) for i in common]))
 
 
 def _image_size(image: object, index: int) -> tuple[int, int]:

@@ -20,6 +20,7 @@ from calibration.lens import (
     LensError,
     LensModel,
     SheetNotSeen,
+    ViewCollector,
     calibrate_lens,
     charuco_board,
     detect,
@@ -206,6 +207,17 @@ def test_a_picture_of_a_curled_sheet_is_left_out_of_the_model(views):
     assert model.rms_px < 1.0 and model.dist_coeffs[0] == pytest.approx(LENS.k1, abs=0.02)
 
 
+def test_a_live_capture_keeps_a_view_only_when_the_sheet_is_still_and_somewhere_new(views):
+    collector = ViewCollector()
+    blank = np.full_like(views[0], 120)
+    offered = [views[0], views[0], views[0], views[1], views[1], blank, views[2]]
+    kept = [collector.offer(v) for v in offered]
+    # first sight (no frame before to be still against), still, same place again, moved, still and new,
+    # no sheet, moved since the blank
+    assert kept == [False, True, False, False, True, False, False]
+    assert len(collector.views) == 2 and not collector.full
+
+
 # ---- the board through the lens ------------------------------------------------------------------------------
 
 
@@ -268,7 +280,7 @@ def test_calibrating_with_a_lens_model_judges_it_and_writes_it_into_the_profile(
 
 def test_calibrate_command_adds_the_lens_model_from_sheet_photos(views, board_scene, tmp_path, capsys):
     photos = []
-    for i, view in enumerate(views[:8]):
+    for i, view in enumerate(views[:MIN_VIEWS]):
         photos.append(str(tmp_path / f"sheet-{i}.png"))
         cv2.imwrite(photos[-1], view)
     board = tmp_path / "board.png"
@@ -276,7 +288,7 @@ def test_calibrate_command_adds_the_lens_model_from_sheet_photos(views, board_sc
     out = tmp_path / "profile.json"
     assert main(["calibrate", "--image", str(board), "--lens-images", *photos, "--out", str(out), "--force"]) == 0
     printed = capsys.readouterr().out
-    assert re.search(r"^ok    lens model: reprojection 0\.\d\d px from 8 of 8 pictures", printed, re.M), printed
+    assert re.search(r"^(ok|warn) +lens model: reprojection 0\.\d\d px from 6 of 6 pictures", printed, re.M), printed
     lens = load_profile(out).lens
     assert lens["dist_coeffs"][0] == pytest.approx(LENS.k1, abs=0.03)
     assert json.loads(out.read_text())["lens"]["image_size"] == [960, 720]
@@ -287,9 +299,27 @@ def test_calibrate_command_adds_the_lens_model_from_sheet_photos(views, board_sc
     assert err.count("\n") == 1 and "only 5 pictures show the sheet" in err and not few.exists()
     notes = tmp_path / "notes.txt"
     notes.write_text("not a picture")
-    assert main(["calibrate", "--image", str(board), "--lens-images", *photos, str(notes), "--out", str(few)]) == 2
+    assert main(["calibrate", "--image", str(board), "--lens-images", str(notes), *photos, "--out", str(few)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "notes.txt" in err and not few.exists()
+
+
+def test_calibrate_command_takes_the_lens_views_from_a_camera(views, board_scene, tmp_path, capsys):
+    folder = tmp_path / "camera"
+    folder.mkdir()
+    for i, view in enumerate(views[:8]):
+        for repeat in "ab":  # the sheet held still for two frames
+            cv2.imwrite(str(folder / f"{i:02d}{repeat}.png"), view)
+    board = tmp_path / "board.png"
+    cv2.imwrite(str(board), board_scene[0])
+    out = tmp_path / "profile.json"
+    argv = ["calibrate", "--image", str(board), "--lens-camera", f"dir:{folder}", "--out", str(out), "--force"]
+    assert main(argv) == 0
+    kept = [int(n) for n in re.findall(r"lens: (\d+) view\(s\) kept", capsys.readouterr().err)]
+    assert kept == list(range(1, len(kept) + 1)) and kept[-1] >= MIN_VIEWS
+    assert load_profile(out).lens["views_used"] == kept[-1]
+    assert main([*argv, "--lens-seconds", "0"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
 
 
 def _last_page(pdf: bytes) -> tuple[tuple[float, float], str]:

@@ -11,6 +11,8 @@ from webui.errors import NotFound, UsageError
 
 #: Frames taken from a live camera: the best one is used (the first ones may still be adjusting).
 CAMERA_FRAMES = 12
+#: Seconds --lens-camera watches the sheet (after the board's pictures are taken, so the sheet may cover it).
+LENS_SECONDS = 30.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,9 +24,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state-dir", metavar="DIR", help="the state directory (default: from the config)")
     parser.add_argument("--config", metavar="FILE", help="the configuration file")
     parser.add_argument("--force", action="store_true", help="write the profile even when a check fails")
-    parser.add_argument("--lens-images", nargs="+", metavar="FILE",
-                        help="6 or more photos of the lens sheet (print-kit --lens-sheet) from this camera at its "
-                             "playing resolution, held at different angles and places: adds a lens model")
+    lens = parser.add_mutually_exclusive_group()
+    lens.add_argument("--lens-images", nargs="+", metavar="FILE",
+                      help="6 or more photos of the lens sheet (print-kit --lens-sheet) from this camera at its "
+                           "playing resolution, held at different angles and places: adds a lens model")
+    lens.add_argument("--lens-camera", metavar="SRC",
+                      help="take the lens sheet pictures from this camera (usually the same as --camera) while you "
+                           "move the sheet in front of it for --lens-seconds")
+    parser.add_argument("--lens-seconds", type=float, default=LENS_SECONDS, metavar="S",
+                        help=f"how long --lens-camera watches the sheet (default {LENS_SECONDS:g})")
 
 
 def default_profile_path(args: argparse.Namespace) -> Path:
@@ -67,9 +75,36 @@ def _frames(args: argparse.Namespace) -> list:
     return frames
 
 
-def _lens(files: list[str] | None):
-    """The lens model from the sheet photos, or None without them."""
-    if not files:
+def _lens_views(spec: str, seconds: float) -> list:
+    """Frames of the lens sheet picked from a camera over ``seconds`` (by the frames' own clock)."""
+    from calibration.lens import ViewCollector
+    from vision.sources import CameraError, open_source
+
+    if not 0 < seconds <= 600:  # also refuses NaN
+        raise UsageError(f"--lens-seconds {seconds:g} is outside 0..600")
+    try:
+        source = open_source(spec)
+    except (CameraError, ValueError, OSError) as err:
+        raise UsageError(f"cannot open camera {spec}: {err}") from None
+    collector = ViewCollector()
+    print(f"lens: the board's pictures are taken; now move the lens sheet in front of the camera for {seconds:g} s: "
+          "tilted, near the edges and corners of the picture, still for a moment each time",
+          file=sys.stderr, flush=True)
+    try:
+        while not collector.full and (frame := source.read()) is not None and frame.t <= seconds:
+            if collector.offer(frame.image):
+                print(f"lens: {len(collector.views)} view(s) kept", file=sys.stderr, flush=True)
+    except CameraError as err:
+        raise UsageError(f"camera {spec} failed: {err}") from None
+    finally:
+        source.close()
+    return collector.views
+
+
+def _lens(args: argparse.Namespace):
+    """The lens model from the sheet photos or camera, or None without them."""
+    files, spec = getattr(args, "lens_images", None), getattr(args, "lens_camera", None)
+    if not files and not spec:
         return None
     import cv2
 
@@ -83,7 +118,7 @@ def _lens(files: list[str] | None):
             yield image
 
     try:
-        return calibrate_lens(pictures())
+        return calibrate_lens(pictures() if files else _lens_views(spec, args.lens_seconds))
     except SheetNotSeen as err:
         raise NotFound(f"lens model: {err}") from None
     except LensError as err:
@@ -96,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
 
     out = Path(args.out) if args.out else default_profile_path(args)
     frames = _frames(args)
-    lens = _lens(getattr(args, "lens_images", None))
+    lens = _lens(args)
     try:
         result = calibrate_frames(frames, lens=lens)
     except ValueError as err:
