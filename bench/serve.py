@@ -92,11 +92,12 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
 
 
-def start_subprocess(state_dir: Path, fps: float) -> tuple[subprocess.Popen, str]:
+def start_subprocess(state_dir: Path, fps: float, resolution: str, camera: str) -> tuple[subprocess.Popen, str]:
     config = state_dir / "config.toml"
-    config.write_text(f'state_dir = "{state_dir}"\n[camera]\nsource = "demo"\nfps = {fps}\n'
-                      '[display]\nspeech = false\n')
-    process = subprocess.Popen([sys.executable, "-m", "webui.cli", "serve", "--demo", "--port", "0",
+    width, height = resolution.lower().split("x")
+    config.write_text(f'state_dir = "{state_dir}"\n[camera]\nsource = "{camera}"\nfps = {fps}\n'
+                      f'resolution = [{int(width)}, {int(height)}]\n[display]\nspeech = false\n')
+    process = subprocess.Popen([sys.executable, "-m", "webui.cli", "serve", "--port", "0",
                                 "--config", str(config)], cwd=ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, text=True)
     for line in process.stdout:
@@ -105,7 +106,7 @@ def start_subprocess(state_dir: Path, fps: float) -> tuple[subprocess.Popen, str
     raise SystemExit("serve did not start (is the vision pipeline there? try --oracle)")
 
 
-def start_in_process(state_dir: Path, fps: float):
+def start_in_process(state_dir: Path, fps: float, resolution: str = "1280x960"):
     """The companion with an oracle reader, served by waitress in this process; returns (url, stop)."""
     import numpy as np
     from waitress import create_server
@@ -139,6 +140,7 @@ def start_in_process(state_dir: Path, fps: float):
             return image
 
     reader = OracleReader()
+    size = tuple(int(n) for n in resolution.lower().split("x"))
 
     class TruthCamera(DemoCamera):
         def read(self):
@@ -147,7 +149,7 @@ def start_in_process(state_dir: Path, fps: float):
             return frame
 
     store = Store.in_dir(state_dir)
-    companion = Companion(store, Rules(), lambda: TruthCamera(fps=fps, resolution=(1280, 960)),
+    companion = Companion(store, Rules(), lambda: TruthCamera(fps=fps, resolution=size),
                           lambda referee, resumed: Watcher(referee=referee, resumed=resumed, reader=reader),
                           Settings(speech=False))
     app = create_app(companion, pin="000000", secret_key=load_secret_key(state_dir))
@@ -167,16 +169,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=90.0, help="how long to watch (one demo game is ~75 s)")
     parser.add_argument("--fps", type=float, default=10.0, help="demo camera frame rate")
+    parser.add_argument("--resolution", default="1280x960", help="camera size WxH (the config default is 1280x960)")
+    parser.add_argument("--camera", default="demo",
+                        help="serve's camera source (default demo; e.g. dir:FRAMES for memory without the renderer)")
     parser.add_argument("--oracle", action="store_true", help="in-process, with a reader that knows the truth")
     args = parser.parse_args()
     timeline = Timeline()
     with tempfile.TemporaryDirectory() as tmp:
         state_dir = Path(tmp)
         if args.oracle:
-            url, stop = start_in_process(state_dir, args.fps)
+            url, stop = start_in_process(state_dir, args.fps, args.resolution)
             pid, process = os.getpid(), None
         else:
-            process, url = start_subprocess(state_dir, args.fps)
+            process, url = start_subprocess(state_dir, args.fps, args.resolution, args.camera)
             pid, stop = process.pid, None
         client = SseClient(url)
         client.start()
@@ -208,12 +213,14 @@ def main() -> int:
         last_decided = state["decided"]
         verdicts += 1
         frame_to_page.append(arrived - state["seen"])
-        if state.get("frame_t") is not None:
+        if state.get("frame_t") is not None and args.camera == "demo":
             left = hand_left(timeline, state["frame_t"], len(state["moves"]) - 1)
             if left is not None:
                 hand_to_page.append(state["frame_t"] - left + (arrived - state["seen"]))
     mode = "oracle reader, in-process" if args.oracle else "real recogniser, serve subprocess"
-    print(f"companion, demo camera at {args.fps:g} fps, {args.seconds:g} s, {mode}; {os.cpu_count()} cores")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"companion, camera {args.camera} {args.resolution} at {args.fps:g} fps, {args.seconds:g} s, {mode}; "
+          f"{os.cpu_count()} cores, load average {load} (shared machine)")
     print(f"{'figure':<34} {'median':>9} {'p95':>9} {'n':>4}")
     for name, values in (("hand gone -> verdict on page (s)", hand_to_page),
                          ("frame -> verdict on page (ms)", [v * 1000 for v in frame_to_page])):
