@@ -221,16 +221,6 @@ def test_a_live_capture_keeps_a_view_only_when_the_sheet_is_still_and_somewhere_
 # ---- the board through the lens ------------------------------------------------------------------------------
 
 
-def _through(model: LensModel | None, pose, points_mm: np.ndarray) -> np.ndarray:
-    """Where the finder expects board points in the frame (through the lens model when there is one)."""
-    undistorted = pose.project(points_mm)
-    if model is None:
-        return undistorted
-    k, dist = model.as_pair()
-    rays = np.linalg.solve(k, np.vstack([undistorted.T, np.ones(len(undistorted))])).T
-    return cv2.projectPoints(rays.reshape(-1, 1, 3), np.zeros(3), np.zeros(3), k, dist)[0].reshape(-1, 2)
-
-
 @pytest.fixture(scope="module")
 def board_scene():
     camera = dataclasses.replace(LENS, height_mm=420.0, yaw_deg=4.0, tilt_deg=6.0, tilt_toward_deg=30.0)
@@ -250,7 +240,7 @@ def test_the_board_is_placed_more_truly_through_the_lens_model(model, board_scen
         found = finder.find(image)
         assert found.pose is not None
         reprojection[name] = found.pose.reprojection_px
-        off = _through(lens, found.pose, centres) - truth.project(centres)
+        off = finder.to_frame(found.pose, centres) - truth.project(centres)
         errors[name] = float(np.max(np.linalg.norm(off, axis=1)))
         cells = TileReader(finder.geometry).read(finder.warp(image, found.pose)).cells()
         misread[name] = 0
