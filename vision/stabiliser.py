@@ -117,7 +117,7 @@ class Stabiliser:
     def __init__(self, stable_seconds: float = 0.4, unreadable_seconds: float | None = None,
                  motion_threshold: float = 0.15, many_unreadable: int = 4, agreement: float = 0.8,
                  blind_patience: float = 8.0, occluded_min: int = 3, window_seconds: float | None = None,
-                 min_share: float = 0.3) -> None:
+                 min_share: float = 0.2) -> None:
         if stable_seconds <= 0:
             raise ValueError("stable_seconds must be positive")
         self.stable_seconds = stable_seconds
