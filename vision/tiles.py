@@ -43,7 +43,10 @@ class ColourModel:
     paper_chroma_max: float = 0.14  # max minus min channel above this: not paper or cream
     skin_chroma_min: float = 0.10  # max minus min channel above this (and not red ink): hand-like
     red_min: float = 0.30          # red minus max(green, blue) above this: red ink
-    redness_split: float = 0.20    # body redness between black (~0) and red (~0.5+)
+    dot_red_min: float = 0.06      # corner dots' mean contrast (scaled, against body) above this: red
+    dot_black_max: float = 0.035   # ... below this: black (blur leaves a dot 0.1-0.6 of full contrast)
+    redness_split: float = 0.16    # body redness between black (~0, 0.12 in harsh light) and red (0.18-0.6)
+    redness_gap: float = 0.03      # body redness this close to the split: the hue cue abstains
     occupied_min: float = 0.12     # body share of the cell's middle for a tile
     empty_max: float = 0.025       # body share of the cell's middle for an empty cell
     other_max: float = 0.08        # share of hand-like pixels a cell may hold and still be read
@@ -132,8 +135,12 @@ def _region_masks() -> dict[str, np.ndarray]:
         # Always body: off the bands, out of the hub, short of the corner dots.
         "body": (au > 0.19) & (au < 0.27) & (av > 0.19) & (av < 0.27),
     }
-    for name, (su, sv) in {"dot_nw": (-1, -1), "dot_ne": (1, -1), "dot_se": (1, 1), "dot_sw": (-1, 1)}.items():
-        masks[name] = np.hypot(u - su * 0.33, v - sv * 0.33) < 0.05
+    # Each corner dot against the ring of body around it: a local contrast, so light falling off
+    # across the tile or blur from the bands does not matter.
+    for name, (su, sv) in {"nw": (-1, -1), "ne": (1, -1), "se": (1, 1), "sw": (-1, 1)}.items():
+        d = np.hypot(u - su * 0.33, v - sv * 0.33)
+        masks[f"dot_{name}"] = d < 0.05
+        masks[f"ring_{name}"] = (d > 0.075) & (d < 0.1)
     return masks
 
 
@@ -212,7 +219,7 @@ class TileReader:
         ratio = white / median
         luma = ratio.mean(axis=2)
         valid = ((luma > 0.55) & (luma < 1.6)
-                 & (ratio.max(axis=2) < 1.2 * ratio.min(axis=2))).astype(np.float32)
+                 & (ratio.max(axis=2) < 1.3 * ratio.min(axis=2))).astype(np.float32)
         sigma = 2 * p / 4
         support = cv2.GaussianBlur(valid, (0, 0), sigma)
         filled = cv2.GaussianBlur(white * valid[..., None], (0, 0), sigma) / np.maximum(support, 1e-3)[..., None]
@@ -350,8 +357,11 @@ class TileReader:
         scale = np.maximum(contrast, 1e-3)[:, None]
         arm_cols = [col[f"arm_{d}_{part}"] for part in ("in", "out") for d in "nesw"]
         arm_levels = ((means[:, arm_cols] - body_level[:, None]) / scale).reshape(100, 2, 4)
-        dot_levels = (means[:, [col["dot_nw"], col["dot_ne"], col["dot_se"], col["dot_sw"]]]
-                      - body_level[:, None]) / scale
+        corners = ("nw", "ne", "se", "sw")
+        dot_levels = (means[:, [col[f"dot_{k}"] for k in corners]]
+                      - means[:, [col[f"ring_{k}"] for k in corners]]) / scale
+        # Blur leaves a small dot a fraction of its contrast; the mean of four is steadier than any one.
+        dots = dot_levels.mean(axis=1)
         has_arm = arm_levels > 0.5
         arms = (has_arm[:, 0] * np.array(_ARM_BITS)).sum(axis=1)
         # Inner and outer halves must agree, and every half must be clearly wave or clearly blank.
@@ -363,10 +373,12 @@ class TileReader:
         hue_red = body_red > mdl.redness_split
         hue_margin = np.clip(np.abs(body_red - mdl.redness_split) / mdl.redness_split, 0, 1)
         # Blur takes much of a small dot's contrast; a black tile's corners stay at body level.
-        dots_red = (dot_levels.min(axis=1) > 0.12) & (dot_levels.mean(axis=1) > 0.2)
-        dots_black = dot_levels.max(axis=1) < 0.08
-        dot_margin = np.where(dots_red, (dot_levels.min(axis=1) - 0.12) / 0.12, (0.08 - dot_levels.max(axis=1)) / 0.08)
-        colour_ok = (hue_red & dots_red) | (~hue_red & dots_black)
+        dots_red = (dots > mdl.dot_red_min) & (dot_levels.min(axis=1) > 0)
+        dots_black = dots < mdl.dot_black_max
+        dot_margin = np.where(dots_red, (dots - mdl.dot_red_min) / mdl.dot_red_min,
+                              (mdl.dot_black_max - dots) / mdl.dot_black_max)
+        hue_sure = np.abs(body_red - mdl.redness_split) > mdl.redness_gap
+        colour_ok = hue_sure & ((hue_red & dots_red) | (~hue_red & dots_black))
         red = hue_red
 
         # The patch must look like the ideal picture of what was read.
