@@ -58,6 +58,9 @@ TILT_DEG, MIN_TILTED = 15.0, 3
 INSTRUCTION = "Glue flat on card; for a lens model take 10 photos holding it at different angles and places."
 
 
+_NO_MODEL = "the pictures gave no sensible lens model; take them again from different angles and places"
+
+
 class LensError(ValueError):
     """The pictures cannot give a lens model; the message says what to photograph instead."""
 
@@ -172,14 +175,17 @@ class LensModel:
                   "in good light")
         if self.rms_px > MAX_RMS_PX:
             return CheckResult("lens model", False, measured, retake)
+        tilt = f"add pictures with the sheet tilted {TILT_DEG:g}-45 degrees toward the camera"
+        if self.tilted_views == 0:
+            # Sheets all facing the camera cannot tell a long lens far away from a short one close up.
+            return CheckResult("lens model", False, measured + ", no tilted picture", tilt)
         if self.rms_px > GOOD_RMS_PX:
             return CheckResult("lens model", True, measured, retake + " (usable as it is)", warning=True)
         if self.coverage < MIN_COVERAGE:
             return CheckResult("lens model", True, measured + f", the sheet reached {self.coverage:.0%} of the picture",
                                "add pictures with the sheet near the corners and edges of the picture", warning=True)
         if self.tilted_views < MIN_TILTED:
-            return CheckResult("lens model", True, measured + f", only {self.tilted_views} tilted picture(s)",
-                               f"add pictures with the sheet tilted {TILT_DEG:g}-45 degrees toward the camera",
+            return CheckResult("lens model", True, measured + f", only {self.tilted_views} tilted picture(s)", tilt,
                                warning=True)
         return CheckResult("lens model", True, measured)
 
@@ -228,7 +234,8 @@ def _moved(a: dict[int, np.ndarray], b: dict[int, np.ndarray]) -> float:
 
 
 def _image_size(image: object, index: int) -> tuple[int, int]:
-    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or min(image.shape[:2]) < 32:
+    if (not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim not in (2, 3)
+            or min(image.shape[:2]) < 32):
         raise LensError(f"picture {index + 1} is not a usable picture")
     return int(image.shape[1]), int(image.shape[0])
 
@@ -237,8 +244,11 @@ def _calibrate(objects: list[np.ndarray], points: list[np.ndarray], size: tuple[
     # k3 stays 0: with a dozen hand-held pictures it only fits noise at the rim, where it then extrapolates badly.
     flags = cv2.CALIB_FIX_K3
     criteria = (cv2.TERM_CRITERIA_COUNT + cv2.TERM_CRITERIA_EPS, 100, 1e-9)
-    rms, k, dist, rvecs, _, _, _, per_view = cv2.calibrateCameraExtended(
-        objects, points, size, None, None, flags=flags, criteria=criteria)
+    try:
+        rms, k, dist, rvecs, _, _, _, per_view = cv2.calibrateCameraExtended(
+            objects, points, size, None, None, flags=flags, criteria=criteria)
+    except cv2.error:
+        raise LensError(_NO_MODEL) from None
     return float(rms), k, dist.ravel(), rvecs, np.asarray(per_view, np.float64).ravel()
 
 
@@ -278,7 +288,7 @@ def calibrate_lens(images: Iterable[np.ndarray]) -> LensModel:
         points = [p for p, b in zip(points, bad, strict=True) if not b]
         rms, k, dist, rvecs, per_view = _calibrate(objects, points, size)
     if not (np.all(np.isfinite(k)) and np.all(np.isfinite(dist)) and k[0, 0] > 0 and k[1, 1] > 0):
-        raise LensError("the pictures gave no sensible lens model; take them again from different angles")
+        raise LensError(_NO_MODEL)
     return LensModel(k, dist, rms, size, len(objects), given, _coverage(points, size), _tilted(rvecs))
 
 
