@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.analysis import Paths, paths, placeable_count
+from engine.analysis import CELL_PORT, Paths, paths, placeable_count
 from engine.board import FITS, piece_bits
 from engine.cells import CELLS, SIZE
 from engine.moves import Move
@@ -33,7 +33,7 @@ from engine.pieces import Colour, Kind, Piece
 from engine.referee import Outcome, Referee
 
 WIN = 1000.0
-_NO_PATH = 30          # a distance of None counts as this far: worse than any real path
+_NO_PATH = 12          # a distance of None counts as this far: a little worse than any real path
 _TEMPO = 0.5           # having the move is worth half a placement in the race
 _DOUBLE_THREAT = 4.0   # each winning cell beyond the first, when the opponent has the move
 
@@ -43,6 +43,28 @@ _KIND_VALUE = {Kind.TERMINATOR: 0.5, Kind.BEND: 0.5, Kind.STRAIGHT: 1.0, Kind.JU
 
 def _hand_value(counts: dict[Kind, int]) -> float:
     return sum(_KIND_VALUE[k] * n for k, n in counts.items())
+
+
+_WIDTH = 0.2           # per spare cell on a shortest connection: one block does not stop a wide front
+
+
+def _spare_cells(ref: Referee, maps: Paths) -> int:
+    """Empty cells on some shortest connection beyond the ones a single path needs (capped at 5)."""
+    d = maps.distance
+    if not d:
+        return 0
+    arms = ref.board.arms
+    a, b = maps.from_first, maps.to_second
+    on_path = 0
+    for i in range(SIZE * SIZE):
+        if arms[i]:
+            continue
+        n, e, s, w = CELL_PORT[i]
+        if min(a[n], a[e], a[s], a[w]) + min(b[n], b[e], b[s], b[w]) >= d:   # cannot lie on one
+            continue
+        if maps.through(i) == d:
+            on_path += 1
+    return min(on_path - d, 5)
 
 
 class _OutOfBudget(Exception):
@@ -209,7 +231,13 @@ class Computer:
             return WIN if ref.winner is me else -WIN
         if ref.draw:
             return 0.0
-        return self._race(ref, me, self._distance(ref, me), self._distance(ref, me.other))
+        if not _WIDTH:
+            return self._race(ref, me, self._distance(ref, me), self._distance(ref, me.other))
+        mine, theirs = self._paths(ref, me), self._paths(ref, me.other)
+        value = self._race(ref, me, mine.distance, theirs.distance)
+        if abs(value) < WIN - 100:
+            value += _WIDTH * (_spare_cells(ref, mine) - _spare_cells(ref, theirs))
+        return value
 
     def _race(self, ref: Referee, me: Colour, mine: int | None, theirs: int | None) -> float:
         to_move = ref.to_move

@@ -33,6 +33,7 @@ from engine.referee import Outcome, Referee
 
 PORT_COUNT = (SIZE + 1) * SIZE * 2
 UNREACHED = 1 << 20
+PATHS_SLACK = 1
 _DIR_INDEX = {N: 0, E: 1, S: 2, W: 3}
 
 
@@ -113,8 +114,14 @@ def crossing(board: Board, available: int) -> Crossing:
     return Crossing(reach, cost)
 
 
-def port_distances(table: Crossing, sources: tuple[int, ...], targets: tuple[int, ...] = ()) -> list[int]:
-    """Fewest placements to reach each port from ``sources`` (0-1 BFS); stops early at the first target."""
+def port_distances(table: Crossing, sources: tuple[int, ...], targets: tuple[int, ...] = (),
+                   limit: int = UNREACHED, slack: int | None = None) -> list[int]:
+    """Fewest placements to reach each port from ``sources`` (0-1 BFS).
+
+    Stops at the first target reached, or, with ``slack``, once every port up to that target's
+    distance plus ``slack`` is settled; never settles ports beyond ``limit``. Ports left unsettled
+    hold an upper bound (or UNREACHED): distances up to the stopping point are exact.
+    """
     dist = [UNREACHED] * PORT_COUNT
     done = [False] * PORT_COUNT
     is_target = [False] * PORT_COUNT
@@ -129,10 +136,16 @@ def port_distances(table: Crossing, sources: tuple[int, ...], targets: tuple[int
         p = queue.popleft()
         if done[p]:
             continue
+        base = dist[p]
+        if base > limit:
+            break
         done[p] = True
         if is_target[p]:
-            break
-        base = dist[p]
+            if slack is None:
+                break
+            limit = min(limit, base + slack)
+            for q in targets:
+                is_target[q] = False
         for i, k in port_cells[p]:
             m = reach[i][k]
             if not m:
@@ -174,7 +187,8 @@ def distance(board: Board, sides: int, available: int, pieces_left: int = 99) ->
 
 @dataclass(frozen=True)
 class Paths:
-    """One player's full distance maps: placements from their first side (and to their second) per port."""
+    """One player's distance maps: placements from their first side (and to their second) per port,
+    exact up to ``distance + PATHS_SLACK`` (further ports hold an upper bound)."""
 
     table: Crossing
     from_first: list[int]
@@ -210,9 +224,10 @@ def paths(board: Board, sides: int, available: int, pieces_left: int = 99) -> Pa
     """Distance maps from both of ``sides`` for a player holding ``available`` (see ``distance``)."""
     first, second = _sides_pair(sides)
     table = crossing(board, available)
-    from_first = port_distances(table, RIM_PORTS[first])
-    to_second = port_distances(table, RIM_PORTS[second])
+    # only ports within one placement of a shortest connection matter to the callers: stop there
+    from_first = port_distances(table, RIM_PORTS[first], RIM_PORTS[second], slack=PATHS_SLACK)
     best = min(from_first[p] for p in RIM_PORTS[second])
+    to_second = port_distances(table, RIM_PORTS[second], limit=best + PATHS_SLACK)
     return Paths(table, from_first, to_second, None if best >= UNREACHED or best > pieces_left else best)
 
 
