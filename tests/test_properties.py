@@ -291,3 +291,23 @@ def test_game_records_round_trip_and_replay_the_same_verdicts(rules, rng, attemp
     assert rulings(replayed.verdicts) == rulings(referee.verdicts)
     assert replayed.result == record.result == referee.result
     assert state(replayed) == state(referee)
+
+
+def test_seeded_games_see_both_kinds_of_win_and_each_is_declared_when_the_flood_fill_first_connects():
+    # Hypothesis draws few won games; these seeded ones make sure both kinds of win are checked every run.
+    seen = set()
+    for seed in range(60):
+        rng = random.Random(seed)
+        referee = Referee()
+        while not referee.over:
+            verdict = referee.play(attempt_line(referee, rng))
+            if verdict.outcome is Outcome.LEGAL:
+                joined = {c: flood_connected(referee.board, referee.rules.sides(c)) for c in Colour}
+                mover = verdict.colour
+                expected = mover if joined[mover] else (mover.other if joined[mover.other] else None)
+                assert verdict.winner is expected
+                if expected is not None:
+                    seen.add("mover" if expected is mover else "opponent")
+        if seen == {"mover", "opponent"}:
+            break
+    assert seen == {"mover", "opponent"}
