@@ -108,3 +108,33 @@ def test_fps_must_be_positive(tmp_path, capsys):
 def test_moves_and_frames_are_exclusive(tmp_path, capsys):
     code, _, _ = _run(capsys, "--frames", str(tmp_path), "--moves", "x.txt")
     assert code == 2
+
+
+# ---- the whole pipeline: the demo camera's scripted game, rendered to a directory, refereed from pixels ----
+@pytest.mark.slow
+def test_the_demo_game_filmed_and_refereed_from_frames_gives_the_scripted_verdicts(tmp_path, capsys):
+    from vision.demo import DEMO_EXPECTED, DEMO_WINNER, DemoCamera
+
+    fps = 4
+    camera = DemoCamera(fps=fps, seed=0, loop=False, realtime=False, resolution=(480, 360))
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    count = 0
+    while (frame := camera.read()) is not None:
+        cv2.imwrite(str(frames / f"frame_{frame.index:05d}.png"), frame.image, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+        count += 1
+    code, lines, _ = _run(capsys, "--frames", str(frames), "--fps", str(fps))
+    assert code == 0
+    got = [(x["colour"], x["move"], x["verdict"]) for x in lines if "verdict" in x]
+    assert got == list(DEMO_EXPECTED)           # the illegal bend, the out-of-turn straight, Red's win
+    assert lines[-1] == {"result": DEMO_WINNER, "moves": len(DEMO_EXPECTED), "frames": count}
+    # the two refused tiles were flagged, then cleared when taken off; nothing else was left standing
+    flags = [(x["flag"], x["cell"]) for x in lines if x.get("event") == "flag"]
+    cleared = [(x["flag"], x["cell"]) for x in lines if x.get("event") == "cleared"]
+    assert flags.count(("illegal-piece", "G8")) == 1 and flags.count(("rejected-piece", "G8")) == 1
+    assert ("illegal-piece", "G8") in cleared and ("rejected-piece", "G8") in cleared
+    assert not [f for f in flags if f[0] not in ("illegal-piece", "rejected-piece", "unreadable")]
+    # frames only grow, and every verdict comes after the hand that laid its tile
+    numbers = [x["frame"] for x in lines[:-1]]
+    assert numbers == sorted(numbers)
+    assert sum(1 for x in lines if x.get("event") == "hand") >= len(DEMO_EXPECTED)

@@ -196,3 +196,31 @@ def test_a_bump_that_hides_the_board_briefly_is_moved_then_found_not_lost():
     watcher = Watcher(Rules(), reader=reader)
     events = [(e["event"], e["frame"]) for f in frames(len(script)) for e in watcher.feed(f)]
     assert events == [("board-found", 0), ("board-moved", 10), ("board-found", 17)]
+
+
+def test_a_bumped_board_is_found_again_and_play_goes_on_rendered():
+    """Rendered frames, the real recogniser: the camera's view of the board shifts and turns between
+    two frames (the board was knocked); the tile on it is not a new move, the next one is."""
+    from dataclasses import replace
+
+    from vision.synth import Scene, render
+
+    e5 = {Cell.parse("E5"): (Colour.RED, Piece.parse("ew"))}
+    scene = Scene.random(11, tiles=e5, level="mild", hand=False, resolution=(480, 360))
+    camera = scene.camera
+    knocked = replace(camera, yaw_deg=camera.yaw_deg + 6, aim_mm=(camera.aim_mm[0] + 25, camera.aim_mm[1] - 15))
+    g10 = {**e5, Cell.parse("G10"): (Colour.BLACK, Piece.parse("ns"))}
+    phases = [scene, replace(scene, camera=knocked), replace(scene, camera=knocked, tiles=g10, lays={})]
+    watcher = Watcher(Rules(), keep_overlay=False)
+    events = []
+    for p, phase in enumerate(phases):
+        for k in range(8):
+            index = 8 * p + k
+            image, _ = render(replace(phase, noise_seed=index))
+            events += watcher.feed(Frame(index, index / 5, image))
+    board_events = [(e["event"], e["frame"]) for e in events if e.get("event", "").startswith("board-")]
+    assert [name for name, _ in board_events] == ["board-found", "board-moved", "board-found"]
+    assert board_events[1][1] == 8
+    assert verdicts(events) == [("red", "ew@E5", "legal"), ("black", "ns@G10", "legal")]
+    assert [e["frame"] for e in events if "verdict" in e][1] >= 16
+    assert watcher.flags == {}
