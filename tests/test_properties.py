@@ -230,7 +230,7 @@ def test_referee_undo_restores_the_exact_previous_state(rules, rng, attempts):
     assert state(referee) == state(Referee(rules))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(rng=st.randoms(use_true_random=False), count=st.integers(0, 100))
 def test_board_pop_restores_the_exact_previous_board(rng, count):
     board = Board()
