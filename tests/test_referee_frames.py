@@ -99,6 +99,17 @@ def test_a_missing_or_unreadable_source_is_exit_2_with_one_line(tmp_path, capsys
     assert err.startswith("error: ") and err.count("\n") == 1
 
 
+def test_frames_without_a_board_are_exit_1_after_the_summary(tmp_path, capsys):
+    frames = tmp_path / "table"
+    frames.mkdir()
+    for i in range(12):
+        cv2.imwrite(str(frames / f"{i:03d}.jpg"), np.full((120, 160, 3), 90 + i, np.uint8))
+    code, lines, err = _run(capsys, "--frames", str(frames))
+    assert code == 1 and err.startswith("not found: no board")
+    assert [x.get("event") for x in lines[:-1]] == ["board-lost"]
+    assert lines[-1] == {"result": "ongoing", "moves": 0, "frames": 12}
+
+
 def test_fps_must_be_positive(tmp_path, capsys):
     _write_frames(tmp_path / "game", [(set(), False)])
     code, _, err = _run(capsys, "--frames", str(tmp_path / "game"), "--fps", "0")

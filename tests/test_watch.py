@@ -39,6 +39,7 @@ class ScriptedReader:
         self.warped: np.ndarray | None = None
         self.moved_at: set[int] = set()
         self.broken_at: set[int] = set()
+        self.give_warped = True
 
     def read(self, image: np.ndarray) -> BoardReading:
         i = int(image[0, 0, 0]) + 256 * int(image[0, 0, 1])
@@ -49,6 +50,8 @@ class ScriptedReader:
         self.warped = TEXTURE.copy()
         if hand:
             self.warped[10:30, 10 + i % 7:] = 15     # a hand, never quite still
+        if not self.give_warped:
+            self.warped = None
         return board
 
     def draw_overlay(self, image: np.ndarray) -> np.ndarray:
@@ -224,3 +227,33 @@ def test_a_bumped_board_is_found_again_and_play_goes_on_rendered():
     assert verdicts(events) == [("red", "ew@E5", "legal"), ("black", "ns@G10", "legal")]
     assert [e["frame"] for e in events if "verdict" in e][1] >= 16
     assert watcher.flags == {}
+
+
+@pytest.mark.parametrize("make", [
+    lambda i: np.dstack([_index_image(i), np.full((4, 4, 1), 255, np.uint8)]),          # BGRA
+    lambda i: _index_image(i).astype(np.float64),                                      # float64: cvtColor refuses
+    lambda i: _index_image(i)[:, :, :2],                                               # two channels
+])
+def test_odd_frames_from_a_reader_without_a_warped_board_never_crash(make):
+    script = steady(reading(), 1.0)
+    reader = ScriptedReader(script)
+    reader.give_warped = False
+    watcher = Watcher(Rules(), reader=reader)
+    for i in range(len(script)):
+        watcher.feed(Frame(i, i / FPS, make(i)))
+    assert watcher.frames == len(script) and watcher.status == "steady"
+
+
+def _index_image(i: int) -> np.ndarray:
+    image = np.zeros((4, 4, 3), np.uint8)
+    image[0, 0, 0], image[0, 0, 1] = i % 256, i // 256
+    return image
+
+
+def test_real_recogniser_odd_frames_are_no_board_and_no_crash():
+    watcher = Watcher(Rules(), keep_overlay=True)
+    odd = [np.zeros((480, 640), np.uint8), np.zeros((480, 640, 4), np.uint8), np.zeros((10, 10, 3), np.uint8),
+           np.full((240, 320, 3), 1.5, np.float32), np.zeros((0, 0, 3), np.uint8)]
+    events = [e for i, image in enumerate(odd * 4) for e in watcher.feed(Frame(i, i / 2, image))]
+    assert [e["event"] for e in events] == ["board-lost"]
+    assert watcher.status == "no board" and watcher.frames_with_board == 0 and watcher.frames == 20

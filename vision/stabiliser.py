@@ -60,7 +60,10 @@ _EPS = 1e-6   # frame times are sums of 1/fps: 3.4 - 3.0 must count as 0.4 secon
 
 def board_signature(warped: np.ndarray, size: int = SIGNATURE_SIZE) -> np.ndarray:
     """A ``size`` x ``size`` grey thumbnail of a (warped) board image, the stabiliser's motion witness."""
-    grey = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
+    if warped.ndim == 3:
+        grey = cv2.cvtColor(warped, cv2.COLOR_BGRA2GRAY if warped.shape[2] == 4 else cv2.COLOR_BGR2GRAY)
+    else:
+        grey = warped
     return cv2.resize(grey, (size, size), interpolation=cv2.INTER_AREA)
 
 

@@ -71,6 +71,7 @@ class Watcher:
         self.lost_seconds = lost_seconds
         self.overlay: np.ndarray | None = None
         self.frames = 0
+        self.frames_with_board = 0
         self._last: tuple[Frame | None, BoardReading | None] = (None, None)
         self._board = "unknown"          # "found" | "lost" | "moved" | "unknown", for found/lost/moved events
         self._missing_since: float | None = None
@@ -92,6 +93,7 @@ class Watcher:
             self._board = "moved"
             self.stabiliser.unsettle()     # cells read under the old pose prove nothing now
         if reading.board_found:
+            self.frames_with_board += 1
             self._missing_since = None
             if self._board in ("unknown", "lost"):
                 observe("board-found", "found the board")
@@ -163,9 +165,16 @@ class Watcher:
         """The stabiliser's motion witness: a thumbnail of the board seen from above.
 
         Taken from the reader's own warped board when it keeps one, else warped here from the reader's
-        pose (the recogniser's ``pose`` and ``finder``), else the whole frame."""
+        pose (the recogniser's ``pose`` and ``finder``), else the whole frame. None when the picture
+        is of a kind OpenCV cannot shrink (the reading alone then judges motion)."""
         if not reading.board_found:
             return None
+        try:
+            return self._thumbnail(image)
+        except (cv2.error, ValueError):
+            return None
+
+    def _thumbnail(self, image: np.ndarray) -> np.ndarray:
         warped = getattr(self.reader, "warped", None)
         if isinstance(warped, np.ndarray) and warped.size:
             return board_signature(warped)
@@ -184,7 +193,8 @@ class Watcher:
     def _overlay(self, image: np.ndarray) -> np.ndarray:
         try:
             return self.reader.draw_overlay(image)
-        except cv2.error:
+        except Exception:  # the preview is cosmetic: a drawing failure must never stop the refereeing
+            log.exception("could not draw the overlay")
             return image
 
     def snapshot(self) -> dict:

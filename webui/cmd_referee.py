@@ -11,7 +11,7 @@ import json
 import sys
 
 from engine import Referee
-from webui.errors import UsageError
+from webui.errors import NotFound, UsageError
 from webui.rulesargs import add_rules_arguments, read_moves, rules_from_args
 
 
@@ -79,4 +79,6 @@ def run_frames(args: argparse.Namespace) -> int:
     finally:
         source.close()
     emit(watcher.summary())
+    if watcher.frames and not watcher.frames_with_board:
+        raise NotFound(f"no board in any of the {watcher.frames} frames of {args.frames}")
     return 0
