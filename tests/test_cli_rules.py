@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine import GameRecord, Outcome
 from webui.cli import main
@@ -277,3 +279,21 @@ def test_play_undo_and_the_record_file(tmp_path, capsys, monkeypatch):
     assert saved.red == "Ann" and saved.rules.penalty.value == "forfeit"
     assert [(m.move, m.outcome) for m in saved.moves] == [("ew@E5", Outcome.LEGAL), ("ew@F5", Outcome.LEGAL)]
     assert saved.replay().board.snapshot() == GameRecord.parse(saved.to_text()).replay().board.snapshot()
+
+
+TOKENS = list("nesw XtrblABEJ0159@.#/-,\t\r\n") + ["red ", "black ", "ew@E5\n", "ns@E6\n", "é", "\u2028", "\x00"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.lists(st.sampled_from(TOKENS), max_size=60).map("".join))
+def test_any_moves_file_gives_one_json_line_per_move_and_never_crashes(tmp_path, capsys, text):
+    moves = tmp_path / "any.txt"
+    moves.write_text(text, encoding="utf-8")
+    assert main(["referee", "--moves", str(moves)]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    lines = [json.loads(line) for line in out.splitlines()]
+    attempts = [line for line in text.splitlines() if line.split("#", 1)[0].strip()]
+    assert len(lines) == len(attempts) + 1
+    assert lines[-1]["moves"] == len(attempts) and lines[-1]["result"] in ("red", "black", "draw", "ongoing")
+    assert all(list(line) == KEYS and line["verdict"] in ("legal", "illegal", "rejected") for line in lines[:-1])
