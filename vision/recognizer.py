@@ -104,6 +104,7 @@ class Recognizer:
         self.pose_moved = False
         self.pose_reused = False
         self._seen: _Seen | None = None
+        self._paper: np.ndarray | None = None
         self._lock = threading.Lock()
 
     @property
@@ -124,11 +125,24 @@ class Recognizer:
             readout = None
             if found.pose is not None:
                 readout = self.reader.read(self.finder.warp(frame, found.pose))
+                if not found.reused:
+                    self._paper = readout.paper_white
+                elif not self._same_paper(readout.paper_white):
+                    # No markers and no paper where the board was: it is gone or covered, and an
+                    # empty-looking cloth must not read as an empty board.
+                    readout = None
             self._seen = _Seen(found, readout)
         ms = (time.perf_counter() - start) * 1e3
         if readout is None:
             return BoardReading(False, ms=ms)
         return readout.board_reading(ms)
+
+    def _same_paper(self, white: np.ndarray | None) -> bool:
+        """Whether the paper under a reused pose looks like the paper last seen with the markers."""
+        if white is None or self._paper is None:
+            return False
+        ratio = (white + 1.0) / (self._paper + 1.0)
+        return bool(0.6 < ratio.mean() < 1.6 and ratio.max() < 1.15 * ratio.min())
 
     def draw_overlay(self, image: np.ndarray) -> np.ndarray:
         """A copy of ``image`` with what the last read saw: the grid (green; amber when the pose was

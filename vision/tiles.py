@@ -74,7 +74,8 @@ def _is_number(value: object) -> bool:
 class TileReadout:
     """The reader's arrays, indexed [row, col]: ``state`` 0 empty, 1 tile, 2 unreadable; ``arms``
     (bit mask), ``red`` (bool), ``confidence``, ``occluded``; tile ``centre`` (x, y) and ``angle``
-    (radians) in grid-image pixels, for overlays and diagnosis; ``why`` says why a cell is unreadable."""
+    (radians) in grid-image pixels, for overlays and diagnosis; ``why`` says why a cell is unreadable;
+    ``paper_white`` is the board's median paper white (BGR) in the grid image."""
 
     state: np.ndarray
     arms: np.ndarray
@@ -84,6 +85,7 @@ class TileReadout:
     centre: np.ndarray
     angle: np.ndarray
     why: dict[Cell, str]
+    paper_white: np.ndarray | None = None
 
     def cells(self) -> dict[Cell, CellReading]:
         """All 100 cells as ``CellReading``s."""
@@ -216,6 +218,7 @@ class TileReader:
         # cast is the same everywhere), so a local white much darker, brighter or of another hue than
         # the board's median white is replaced by the paper white around it.
         median = np.median(white.reshape(-1, 3), axis=0) + 1.0
+        self.paper_white = median - 1.0
         ratio = white / median
         luma = ratio.mean(axis=2)
         valid = ((luma > 0.55) & (luma < 1.6)
@@ -428,7 +431,7 @@ class TileReader:
             why[CELLS[i]] = _why(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual)
         return TileReadout(state.reshape(10, 10), arms.reshape(10, 10), red.reshape(10, 10),
                            confidence.reshape(10, 10).astype(np.float32), occluded.reshape(10, 10),
-                           np.stack([cx, cy], axis=-1), angle, why)
+                           np.stack([cx, cy], axis=-1), angle, why, self.paper_white)
 
 
 def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -1,0 +1,147 @@
+"""The recogniser and ``thoughtwave recognize``: a frame in, the board as JSON out; bad input never crashes."""
+
+import json
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.reading import CellState
+from vision.recognizer import Recognizer
+from vision.synth import Camera, Scene, render
+from webui.cli import main
+
+
+@pytest.fixture(scope="module")
+def mild_frame():
+    return render(Scene.random(61, level="mild", hand=False))
+
+
+def test_a_frame_reads_as_the_board_it_shows(mild_frame):
+    frame, truth = mild_frame
+    reading = Recognizer().read(frame)
+    assert reading.board_found and not reading.occluded
+    assert {str(c): r.label() for c, r in reading.tiles().items()} == truth.board_state()
+    assert reading.unreadable() == []
+    assert reading.ms > 0
+
+
+@pytest.mark.parametrize("bad", [None, "frame.png", np.zeros(10), np.zeros((8, 8, 3), np.uint8),
+                                 np.zeros((64, 64, 5), np.uint8), np.full((64, 64), np.nan),
+                                 np.zeros((64, 64, 3), np.int64)])
+def test_bad_frames_read_as_no_board(bad):
+    recognizer = Recognizer()
+    reading = recognizer.read(bad)
+    assert not reading.board_found and reading.cells == {}
+    assert not recognizer.pose_moved
+
+
+def test_grey_and_float_frames_still_find_the_board(mild_frame):
+    frame, _ = mild_frame
+    assert Recognizer().read(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)).board_found
+    assert Recognizer().read(frame.astype(np.float32) / 255.0).board_found
+
+
+def test_a_grey_camera_never_guesses_red(mild_frame):
+    frame, truth = mild_frame
+    grey = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    reading = Recognizer().read(grey)
+    assert all(r.colour.value != "red" for r in reading.tiles().values())
+    # Red tiles lose their hue: their dots then disagree, so they are unreadable, not black.
+    red_cells = [c for c, (colour, _) in truth.tiles.items() if colour.value == "red"]
+    assert all(reading.get(c).state is CellState.UNREADABLE for c in red_cells)
+
+
+def test_pose_flags_over_a_stream_and_the_overlay(mild_frame):
+    frame, truth = mild_frame
+    recognizer = Recognizer()
+    recognizer.read(frame)
+    assert not recognizer.pose_moved and not recognizer.pose_reused
+    overlay = recognizer.draw_overlay(frame)
+    assert overlay.shape == frame.shape and overlay is not frame
+    centre = np.rint(truth.project(np.array([[177.0, 177.0]]))[0]).astype(int)
+    # The grid is drawn over the board, not elsewhere.
+    board_area = np.s_[centre[1] - 150:centre[1] + 150, centre[0] - 150:centre[0] + 150]
+    assert np.any(overlay[board_area] != frame[board_area])
+    assert np.array_equal(overlay[:5, :5], frame[:5, :5])
+
+    # The markers hidden (a sheet over the rim): the last pose is reused, the board still read.
+    rim_hidden = frame.copy()
+    inside = np.rint(truth.project(np.array([[40.0, 40.0], [314.0, 40.0], [314.0, 314.0], [40.0, 314.0]])))
+    mask = np.zeros(frame.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, inside.astype(np.int32), 1)
+    rim_hidden[mask == 0] = (90, 120, 150)
+    reading = recognizer.read(rim_hidden)
+    assert recognizer.pose_reused and reading.board_found
+    assert {str(c): r.label() for c, r in reading.tiles().items()} == truth.board_state()
+
+    # Everything hidden under a cloth: no board, not an empty one.
+    covered = np.full_like(frame, (90, 120, 150))
+    assert not recognizer.read(covered).board_found
+
+    turned, _ = render(replace(Scene.random(61, level="mild", hand=False),
+                               camera=Camera(fov_deg=62, height_mm=700, yaw_deg=40, aim_mm=(177, 177))))
+    recognizer.read(turned)
+    assert recognizer.pose_moved and not recognizer.pose_reused
+
+
+def test_a_profile_can_be_a_dict_or_a_file(tmp_path, mild_frame):
+    frame, truth = mild_frame
+    path = tmp_path / "profile.json"
+    path.write_text(json.dumps({"colour_model": {"redness_split": 0.18}, "lens": None}))
+    assert Recognizer(str(path)).reader.model.redness_split == 0.18
+    assert Recognizer({"colour_model": {"redness_split": 0.17}}).reader.model.redness_split == 0.17
+    with pytest.raises(OSError):
+        Recognizer(str(tmp_path / "missing.json"))
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(ValueError):
+        Recognizer(str(tmp_path / "bad.json"))
+
+
+# -- the CLI -------------------------------------------------------------------------------------
+
+def test_recognize_prints_the_board(tmp_path, capsys, mild_frame):
+    frame, truth = mild_frame
+    image = tmp_path / "board.jpg"
+    cv2.imwrite(str(image), frame, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    assert main(["recognize", str(image)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"board_found", "cells", "unreadable", "ms"}
+    assert out["board_found"] is True and out["unreadable"] == []
+    assert {cell: f"{v['colour']} {v['piece']}" for cell, v in out["cells"].items()} == truth.board_state()
+    assert all(0.5 <= v["confidence"] <= 1 for v in out["cells"].values())
+
+
+def test_recognize_with_a_calibration_profile(tmp_path, capsys, mild_frame):
+    from calibration.profile import Profile, save_profile
+
+    frame, truth = mild_frame
+    image = tmp_path / "board.png"
+    cv2.imwrite(str(image), frame)
+    profile = tmp_path / "profile.json"
+    save_profile(Profile(resolution=(1280, 960), homography=((1, 0, 0), (0, 1, 0), (0, 0, 1)), cell_px=40.0,
+                         colour_model={"redness_split": 0.17}), profile)
+    assert main(["recognize", str(image), "--profile", str(profile)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["cells"]) == len(truth.tiles)
+
+
+def test_recognize_exit_codes(tmp_path, capsys):
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((480, 640, 3), 230, np.uint8))
+    assert main(["recognize", str(blank)]) == 1
+    assert "no board" in capsys.readouterr().err
+
+    text = tmp_path / "notes.png"
+    text.write_text("not a picture")
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    bad_profile = tmp_path / "profile.json"
+    bad_profile.write_text("{")
+    for argv in (["recognize", str(text)], ["recognize", str(empty)], ["recognize", str(tmp_path / "none.png")],
+                 ["recognize", str(tmp_path)], ["recognize", str(blank), "--profile", str(bad_profile)],
+                 ["recognize"]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("error:"), argv
