@@ -358,3 +358,18 @@ def test_the_real_watcher_takes_garbage_frames_and_the_board_lost_flag_shows(run
     state = wait_until(companion, lambda s: any(f["kind"] == "board-lost" for f in s["flags"]))
     assert state["moves"] == [] and state["camera"]["state"] == "ok"
     assert companion.wait_for_preview(0, 5)[1][:2] == b"\xff\xd8"   # the noise pictures still make a preview
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--moves", "/nonexistent/moves.txt"], "cannot read"),
+    (["--moves", "-", "--move-seconds", "0"], "--move-seconds"),
+    (["--port", "70000"], "--port"),
+    (["--config", "/nonexistent/config.toml"], "no such file"),
+    (["--demo", "--camera", "usb:0"], "not allowed"),
+])
+def test_serve_refuses_bad_arguments_with_one_line_and_exit_2(tmp_path, capsys, argv, words):
+    from webui.cli import main
+
+    assert main(["serve", "--state-dir", str(tmp_path), *argv]) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1
