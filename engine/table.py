@@ -16,7 +16,6 @@ Flags clear themselves when the board is put right. Pure rules, no pixels.
 
 from __future__ import annotations
 
-import copy
 import enum
 import itertools
 from collections.abc import Iterable, Mapping
@@ -193,12 +192,26 @@ class Table:
         return events
 
     def _legal_order(self, pieces: list[tuple[Cell, tuple[Colour, Piece]]]):
-        """An order in which every piece is a legal placement in turn, or None."""
+        """An order in which every piece is a legal placement in turn, or None. Each order is tried on
+        the real referee and taken back with undo (which restores the exact state), no copies."""
         if len(pieces) > MAX_ORDERED:
             return None
+        referee = self.referee
         for order in itertools.permutations(pieces):
-            trial = copy.deepcopy(self.referee)
-            if all(trial.attempt(Move(p, c), colour).outcome is Outcome.LEGAL for c, (colour, p) in order):
+            applied = 0
+            for cell, (colour, piece) in order:
+                verdict = referee.attempt(Move(piece, cell), colour)
+                if verdict.outcome is Outcome.LEGAL:
+                    applied += 1
+                    continue
+                if verdict.outcome is Outcome.REJECTED:
+                    referee.verdicts.pop()      # a rejection changed nothing but the list
+                else:
+                    referee.undo()
+                break
+            for _ in range(applied):
+                referee.undo()
+            if applied == len(order):
                 return list(order)
         return None
 

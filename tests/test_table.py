@@ -187,3 +187,15 @@ def test_event_json_shapes():
     assert events[0].to_json()["verdict"] == "rejected"
     assert events[1].to_json() == {"event": "flag", "flag": "rejected-piece", "cell": "C3",
                                    "message": table.flags[c("C3")].message}
+
+
+def test_searching_for_an_order_leaves_the_game_exactly_as_it_was():
+    referee = Referee()
+    referee.play("ew@E5")
+    before = (referee.board.snapshot(), [v.to_json() for v in referee.verdicts], referee.to_move)
+    table, cam = Table(referee), Camera()
+    cam.lay(RED, "ew", "E5")
+    cam.lay(RED, "ns", "A1")
+    cam.lay(RED, "ns", "J1")  # black to move: no order of three red pieces works
+    table.observe(cam.view())
+    assert (referee.board.snapshot(), [v.to_json() for v in referee.verdicts], referee.to_move) == before
