@@ -160,7 +160,7 @@ def test_a_tile_laid_off_centre_and_turned_is_drawn_where_it_lies() -> None:
 def test_random_cameras_keep_the_whole_board_in_view(seed: int) -> None:
     scene = Scene.random(seed, level="hard", tiles={})
     camera = scene.camera
-    assert 400 <= camera.height_mm <= 800 and 0 <= camera.tilt_deg <= 30
+    assert 400 <= camera.height_mm <= 800 and 0 <= camera.tilt_deg <= 30 and 30 < camera.fov_deg < 110
     size = scene.layout.width_mm
     px = camera.project(np.array([[0, 0], [size, 0], [size, size], [0, size]], float))
     w, h = camera.resolution

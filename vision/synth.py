@@ -39,6 +39,8 @@ from vision.artwork import BoardLayout, board_image, tile_image
 LEVELS: dict[str, float] = {"clean": 0.0, "mild": 0.35, "medium": 0.65, "hard": 1.0}
 #: A cell counts as occluded when the hand covers this share of its central area (the middle 60%).
 OCCLUDED_SHARE = 0.2
+#: The widest horizontal field of view a random camera gets, in degrees.
+MAX_FOV_DEG = 105.0
 #: A game has 24 tiles a side, so no real board holds more than this.
 MAX_TILES = 2 * sum(START_INVENTORY.values())
 
@@ -402,10 +404,13 @@ def _random_camera(rnd: random.Random, amount: float, resolution: tuple[int, int
     rotation, t = camera.pose()
     points = corners @ rotation[:, :2].T + t
     normal = points[:, :2] / points[:, 2:3]
-    f = fill * min((w / 2) / np.max(np.abs(normal[:, 0])), (h / 2) / np.max(np.abs(normal[:, 1])))
+    filled = min((w / 2) / np.max(np.abs(normal[:, 0])), (h / 2) / np.max(np.abs(normal[:, 1])))
+    # No wider than a wide-angle Pi camera (about 105 degrees): a low camera sees the board bigger instead.
+    widest = (w / 2) / math.tan(math.radians(MAX_FOV_DEG) / 2)
+    f = min(max(fill * filled, widest), 0.95 * filled)
     fov = math.degrees(2 * math.atan((w / 2) / f))
     camera = replace(camera, fov_deg=fov)
-    # Pincushion distortion pushes the corners outward: narrow the view until they are back inside.
+    # Pincushion distortion pushes the corners outward: widen the view a little until they are back inside.
     for _ in range(20):
         px = camera.project(corners)
         if np.all((px[:, 0] > 2) & (px[:, 0] < w - 3) & (px[:, 1] > 2) & (px[:, 1] < h - 3)):
