@@ -158,3 +158,12 @@ def test_a_usb_camera_that_is_not_there_is_a_camera_error():
 def test_open_source_refuses_a_spec_it_does_not_know(spec):
     with pytest.raises(CameraError):
         open_source(spec)
+
+
+def test_demo_spec_opens_the_demo_camera_at_the_asked_rate_and_size():
+    source = open_source("demo", fps=4, resolution=(320, 240))
+    assert isinstance(source, FrameSource) and source.fps == 4
+    frame = source.read()
+    assert frame.index == 0 and frame.t == 0.0 and frame.image.shape == (240, 320, 3)
+    source.close()
+    assert source.read() is None
