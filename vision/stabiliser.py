@@ -32,8 +32,6 @@ from vision.reading import BoardReading, CellReading, CellState
 
 #: What a cell says, confidence aside, as one small integer: 0 empty, 1 unreadable, then tiles.
 _EMPTY, _UNREADABLE = 0, 1
-
-
 _NOT_READ = CellReading.unreadable()
 
 
