@@ -504,18 +504,22 @@ class GroundTruth:
 def render(scene: Scene) -> tuple[np.ndarray, GroundTruth]:
     """The camera frame of ``scene`` (BGR uint8 at the camera's resolution) and its ground truth."""
     # A still camera over a still board differs from frame to frame only by sensor noise: keep the last
-    # noiseless picture, so such frames cost just the noise and the JPEG round trip.
+    # noiseless picture and its noise level, so such frames cost just the noise and the JPEG round trip.
     still = replace(scene, noise_seed=0)
     with _LAST_LOCK:
         last = _LAST_CLEAN[0]
     if last is not None and last[0] == still:
-        image, truth = last[1], last[2]
+        _, image, truth, sigma = last
     else:
         image, truth = _noiseless(scene)
-        image.setflags(write=False)
+        sigma = _noise_sigma(image, scene.sensor)
+        for array in (image, sigma):
+            if array is not None:
+                array.setflags(write=False)
         with _LAST_LOCK:
-            _LAST_CLEAN[0] = (still, image, truth)
-    image = _noisy(image, scene.sensor, scene.noise_seed)
+            _LAST_CLEAN[0] = (still, image, truth, sigma)
+    if sigma is not None:
+        image = _noisy(image, sigma, scene.noise_seed)
     frame = np.clip(image + 0.5, 0, 255).astype(np.uint8)
     if scene.sensor.jpeg_quality is not None:
         ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, int(scene.sensor.jpeg_quality)])
@@ -926,20 +930,26 @@ def _line_kernel(length: float, angle_deg: float) -> np.ndarray:
     return kernel / max(1e-6, float(kernel.sum()))
 
 
-def _noisy(image: np.ndarray, sensor: Sensor, seed: int) -> np.ndarray:
-    """Shot noise (grows with brightness) plus read noise, from the frame's own seed."""
+def _noise_sigma(image: np.ndarray, sensor: Sensor) -> np.ndarray | None:
+    """Per-pixel noise sigma: shot noise grows with brightness, read noise does not (None: no noise)."""
     if sensor.shot <= 0 and sensor.read <= 0:
-        return image
+        return None
     sigma = np.maximum(image, 0.0)
     sigma *= sensor.shot
     sigma += sensor.read ** 2
     np.sqrt(sigma, out=sigma)
+    return sigma
+
+
+def _noisy(image: np.ndarray, sigma: np.ndarray, seed: int) -> np.ndarray:
+    """``image`` plus Gaussian noise of ``sigma``, from the frame's own seed."""
     # OpenCV's generator, seeded right before use, is deterministic and a few times faster than numpy's here.
-    normal = np.empty_like(image)
+    noise = np.empty_like(image)
     cv2.setRNGSeed(int(seed) & 0x7FFFFFFF)
-    cv2.randn(normal, (0.0,) * image.shape[2], (1.0,) * image.shape[2])
-    sigma *= normal
-    return image + sigma
+    cv2.randn(noise, (0.0,) * image.shape[2], (1.0,) * image.shape[2])
+    noise *= sigma
+    noise += image
+    return noise
 
 
 def _occlusion(layout: BoardLayout, projector: _Projector, mask: np.ndarray | None,
