@@ -3,6 +3,8 @@ camera cannot read is reported unreadable, never guessed empty. Readings here ar
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 from engine.cells import CELLS, Cell
 from engine.pieces import Colour, Piece
@@ -244,3 +246,45 @@ def test_a_tile_seen_once_in_a_long_spell_is_unreadable_at_once_not_empty():
     frames = [(board({E5: RED_EW}) if i == 7 else board(unreadable=[E5]), BOARD) for i in range(20)]
     accepted = run(st, hand + frames, t0=1.0)
     assert [view.cells[E5].state for _, view in accepted] == [CellState.UNREADABLE]
+
+
+# ---- property: whatever passes over a board that does not change, the board is accepted once, as it is ----
+_DISTURBANCES = hs.sampled_from(["still", "hand", "arm", "lamp", "shadow", "noise", "blind", "no board"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(hs.lists(hs.tuples(_DISTURBANCES, hs.integers(1, 12)), max_size=12), hs.integers(0, 2**16))
+def test_a_board_that_never_changes_is_accepted_once_whatever_passes_over_it(spells, seed):
+    rng = np.random.default_rng(seed)
+    placed = board({E5: RED_EW, F5: CellReading.tile(Colour.BLACK, Piece.parse("ns"))})
+    under = [c for c in CELLS if c.row in (4, 5) and c.col >= 3]
+    stab = Stabiliser(stable_seconds=0.4)
+    t, accepted = 0.0, []
+    for kind, frames in [("still", 6), *spells, ("still", 6)]:
+        for k in range(frames):
+            reading, sig = placed, BOARD
+            if kind == "hand":
+                reading = board(unreadable=under[:8], occluded=True, occluded_cells=under)
+                sig = with_hand(BOARD, 10 + 3 * (k % 5))
+            elif kind == "arm":            # the reader misses the arm; only the motion tells
+                sig = with_hand(BOARD, 5 + 4 * (k % 8))
+            elif kind == "lamp":
+                gain = 1.0 + 0.1 * (k % 4)
+                sig = np.clip(BOARD * gain + 10 * (gain - 1), 0, 255).astype(np.uint8)
+            elif kind == "shadow":
+                shade = BOARD.astype(np.float32)
+                shade[:, 4 * k % 40:] *= 0.6
+                sig = shade.astype(np.uint8)
+            elif kind == "noise":
+                sig = np.clip(BOARD + rng.normal(0, 2, BOARD.shape), 0, 255).astype(np.uint8)
+            elif kind == "blind":          # many cells unread for a moment, as when glare flashes
+                reading = board({E5: RED_EW}, unreadable=under)
+            elif kind == "no board":
+                reading, sig = BoardReading(False), None
+            view = stab.feed(t, reading, sig)
+            if view is not None:
+                accepted.append(view)
+            t += 1 / FPS
+    assert len(accepted) == 1
+    assert {c: r.label() for c, r in accepted[0].cells.items() if r.state is CellState.TILE} == {
+        E5: "red ew", F5: "black ns"}
