@@ -360,6 +360,15 @@ def test_hand_covers_its_occluded_cells_and_hides_markers() -> None:
     assert beside.sum() > 200 and ratio.mean() < 0.85
 
 
+@pytest.mark.parametrize("name", ["A1", "E5", "J10", "C8"])
+def test_a_hand_over_a_chosen_cell_covers_it(name: str) -> None:
+    cell = Cell.parse(name)
+    scene = Scene.random(7, level="mild", hand=cell, resolution=(320, 240))
+    _, truth = render(scene)
+    assert cell in truth.occluded_cells
+    assert scene.hand == replace(Scene.random(7, level="mild", hand=True).hand, tip_mm=scene.hand.tip_mm)
+
+
 def test_random_hand_reaches_in_from_a_frame_edge() -> None:
     scene = Scene.random(6, level="medium", hand=True, resolution=SMALL)
     _, truth = render(scene)

@@ -245,7 +245,7 @@ class DemoGame:
         along = np.array([math.cos(math.radians(angle)), math.sin(math.radians(angle))])
         cell = _target_cell(action)
         centre = np.asarray(self.layout.cell_center_mm(cell))
-        # Fingertips a little past the cell centre, so the fingers cover the tile they hold.
+        # Fingertips a little past the cell centre (as synth.hand_over), so the fingers cover the tile they hold.
         reach = 0.8 if isinstance(action, Rest) else 0.35
         at_cell = centre - along * reach * self.layout.cell_mm
         # Out of the picture: well past the board's edge on the player's side.

@@ -245,13 +245,14 @@ class Scene:
 
     @classmethod
     def random(cls, seed: int, tiles: dict[Cell, tuple[Colour, Piece]] | None = None,
-               level: str | float = "medium", hand: bool | None = None,
+               level: str | float = "medium", hand: bool | Cell | None = None,
                resolution: tuple[int, int] = (1280, 960), layout: BoardLayout | None = None,
                red_sides: str = "WE") -> Scene:
         """A scene drawn from ``seed``; ``level`` scales every disturbance (``clean`` has none).
 
         ``tiles`` None draws a plausible position of 0..48 tiles from the seed; ``hand`` None lets the
-        seed decide (more often at higher levels). The same seed at another level gives the same board,
+        seed decide (more often at higher levels), a ``Cell`` puts the fingers over that cell. The same
+        seed at another level gives the same board,
         camera and hand, with disturbances scaled: compare ``clean`` and ``hard`` of one seed.
         """
         amount = level_amount(level)
@@ -301,7 +302,9 @@ class Scene:
         printing = Printing(paper_texture=u(0.01, 0.05) * amount, colour_shift=u(0.2, 1.0) * amount,
                             ink_lift=u(0, 40) * amount)
         hand_draw = _random_hand(rnd, layout)
-        with_hand = rnd.random() < 0.5 * amount if hand is None else hand
+        with_hand = rnd.random() < 0.5 * amount if hand is None else bool(hand)
+        if isinstance(hand, Cell):
+            hand_draw = hand_over(hand, hand_draw, layout)
         tone, grain = rnd.choice(TABLE_TONES)
         table = Table(tone, grain * u(0.3, 1.0), u(0, 180), rnd.getrandbits(31))
         return cls(
@@ -417,6 +420,14 @@ def _random_camera(rnd: random.Random, amount: float, resolution: tuple[int, int
             break
         camera = replace(camera, fov_deg=camera.fov_deg * 1.03)
     return camera
+
+
+def hand_over(cell: Cell, hand: Hand, layout: BoardLayout) -> Hand:
+    """``hand`` moved so that its fingers cover ``cell`` (fingertips a little past the centre), arm as before."""
+    a = math.radians(hand.angle_deg)
+    cx, cy = layout.cell_center_mm(cell)
+    reach = 0.35 * layout.cell_mm
+    return replace(hand, tip_mm=(cx - math.cos(a) * reach, cy - math.sin(a) * reach))
 
 
 def _random_hand(rnd: random.Random, layout: BoardLayout) -> Hand:
