@@ -23,7 +23,7 @@ DEMO_RESOLUTION = (640, 480)
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--demo", action="store_true", help="a simulated camera playing a scripted game")
+    source.add_argument("--demo", action="store_true", help="a simulated camera (640x480) playing a scripted game")
     source.add_argument("--camera", metavar="SRC", help="pi, usb:N, file:PATH or dir:PATH (default: from the config)")
     source.add_argument("--moves", metavar="FILE",
                         help="no camera: lay the moves of FILE one by one (lines like 'red ew@E5', 'off E5', "
@@ -40,7 +40,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _camera_parts(args: argparse.Namespace, config: Any) -> tuple[Any, Any]:
     """(open_camera, make_watcher) for a real or demo camera, or for a script of moves."""
     from webui.companion import ScriptedGame, ScriptedSource, read_script, vision_watcher_factory
-    from webui.config import CameraConfig
     from webui.rulesargs import read_text
 
     if args.moves:
@@ -53,10 +52,10 @@ def _camera_parts(args: argparse.Namespace, config: Any) -> tuple[Any, Any]:
 
     spec = "demo" if args.demo else (args.camera or config.camera.source)
     resolution = config.camera.resolution
-    if spec.strip().lower() == "demo" and resolution == CameraConfig().resolution:
+    if args.demo:
         # The demo camera renders every frame with numpy: at 640x480 it costs a quarter of the CPU and
-        # ~170 MB less memory than at the 1280x960 a real camera defaults to, and the reader still reads
-        # the demo game exactly (bench/serve.py).
+        # ~170 MB less memory than at a real camera's 1280x960, and the reader still reads the demo game
+        # exactly (bench/serve.py). `camera.source = "demo"` in the config uses the configured size.
         resolution = DEMO_RESOLUTION
     try:
         make_watcher = vision_watcher_factory(config.vision.stable_seconds, config.vision.profile)
