@@ -82,6 +82,23 @@ def test_frames_from_a_directory_are_refereed_like_typed_moves(tmp_path, capsys,
     assert all("frame" in x for x in lines[:-1])
 
 
+def test_frames_from_a_video_file_take_its_frame_rate(tmp_path, capsys, pixel_reader):
+    video = tmp_path / "game.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (64, 48))
+    for tiles, hand in [(set(), False), (set(), True), ({0}, False)]:
+        for _ in range(6):
+            image = np.zeros((48, 64, 3), np.uint8)
+            for i in tiles:
+                image[0:2, i * 2:i * 2 + 1] = 255     # MJPG smears single pixels: paint small blocks
+            image[1, 0] = 255 if hand else 0
+            writer.write(image)
+    writer.release()
+    code, lines, _ = _run(capsys, "--frames", str(video))
+    assert code == 0
+    moves = [(x["move"], x["frame"]) for x in lines if "verdict" in x]
+    assert [m for m, _ in moves] == ["ew@E5"] and 12 + 2 <= moves[0][1] <= 12 + 3     # 0.4 s at the file's 5 fps
+
+
 def test_the_rules_flags_apply_to_frames(tmp_path, capsys, pixel_reader):
     _write_frames(tmp_path / "game", [(set(), False), ({2}, False)])
     code, lines, _ = _run(capsys, "--frames", str(tmp_path / "game"), "--first", "black")
