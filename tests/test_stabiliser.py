@@ -157,6 +157,12 @@ def test_a_cell_unreadable_from_the_start_is_unreadable_at_once():
     assert accepted[0][1].unreadable() == [E5]
 
 
+def test_a_clock_that_goes_back_starts_the_quiet_spell_again_rather_than_hanging():
+    st = Stabiliser(stable_seconds=0.4)
+    settle(st, seconds=3.0)
+    assert settle(st, board({E5: RED_EW}), seconds=1.0, t0=0.0)[0][1].changed == {E5}
+
+
 def test_no_board_means_no_view_and_the_status_says_so():
     st = Stabiliser(stable_seconds=0.4)
     for i in range(10):

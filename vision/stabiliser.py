@@ -150,6 +150,9 @@ class Stabiliser:
     def feed(self, t: float, reading: BoardReading, image_signature: np.ndarray | None = None) -> StableBoard | None:
         """Take one frame's reading (and signature, see ``board_signature``); the newly accepted view
         when the board has just become steady in a state that differs from the last one, else None."""
+        if t < self._t:             # the clock went back (a restarted source): start the quiet spell again
+            self._disturbed(SETTLING)
+            self._hand_since = self._blind_since = None
         self._t = t
         if not reading.board_found:
             self._disturbed(NO_BOARD)
