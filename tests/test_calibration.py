@@ -13,7 +13,7 @@ from calibration.checks import BLACK_SAMPLE, RED_SAMPLE
 from calibration.profile import ProfileError, load_profile, load_reader_profile, save_profile
 from engine import Cell, Colour, Piece
 from vision.finder import BoardFinder
-from vision.synth import Optics, Printing, Scene, TileLay, _cast_gains, random_position, render
+from vision.synth import Optics, Printing, Scene, TileLay, cast_gains, random_position, render
 from vision.tiles import ColourModel, TileReader
 from webui.cli import main
 
@@ -23,7 +23,7 @@ SAMPLES = {RED_SAMPLE: (Colour.RED, Piece.parse("ew")), BLACK_SAMPLE: (Colour.BL
 def warm_lamp_setup(resolution=(960, 720)) -> Scene:
     """One camera over one printed board under a 2700 K lamp, with a printer that browns the red."""
     base = Scene.random(11, tiles={}, level="mild", hand=False, resolution=resolution)
-    light = dataclasses.replace(base.light, cast_bgr=_cast_gains(2700, False, 0.8), glare=())
+    light = dataclasses.replace(base.light, cast_bgr=cast_gains(2700, False, 0.8), glare=())
     return dataclasses.replace(base, light=light, printing=Printing(colour_shift=0.6, ink_lift=15, paper_texture=0.02))
 
 
