@@ -43,6 +43,7 @@ class ColourModel:
     paper_chroma_max: float = 0.14  # max minus min channel above this: not paper or cream
     skin_chroma_min: float = 0.10  # max minus min channel above this (and not red ink): hand-like
     red_min: float = 0.30          # red minus max(green, blue) above this: red ink
+    red_ink_saturation: float = 0.58  # (red - blue) / red above this: red ink too
     dot_red_min: float = 0.06      # corner dots' mean contrast (scaled, against body) above this: red
     dot_black_max: float = 0.035   # ... below this: black (blur leaves a dot 0.1-0.6 of full contrast)
     redness_split: float = 0.16    # body redness between black (~0, 0.12 in harsh light) and red (0.18-0.6)
@@ -265,7 +266,10 @@ class TileReader:
         # nearly as light, but not colourless.
         not_paper = (lo < mdl.light_min) | (chroma > mdl.paper_chroma_max)
         # Hand-like: not paper, not grey (black ink, however lifted), not saturated red ink.
-        other = (not_paper & (chroma > mdl.skin_chroma_min) & (redness < mdl.red_min)).view(np.uint8)
+        # Red ink, however orange the printer made it or lifted by glare, keeps red far above blue
+        # (skin: blue is at least half of red).
+        red_ink = (redness > mdl.red_min) | (cv2.subtract(r, b) > mdl.red_ink_saturation * r)
+        other = (not_paper & (chroma > mdl.skin_chroma_min) & ~red_ink).view(np.uint8)
         # Blurred borders between body and cream look hand-like for a pixel or two; a hand is wider.
         other = cv2.morphologyEx(other, cv2.MORPH_OPEN, self._open_kernel).view(bool)
         return cream, redness, not_paper, other
