@@ -257,3 +257,28 @@ def test_real_recogniser_odd_frames_are_no_board_and_no_crash():
     events = [e for i, image in enumerate(odd * 4) for e in watcher.feed(Frame(i, i / 2, image))]
     assert [e["event"] for e in events] == ["board-lost"]
     assert watcher.status == "no board" and watcher.frames_with_board == 0 and watcher.frames == 20
+
+
+def test_a_new_piece_waits_while_a_cell_that_may_hold_an_earlier_move_cannot_be_read():
+    """Red's tile on E5 cannot be read; Black lays G10. Ruling G10 now would reject it as out of turn:
+    it waits, and once E5 is read both are ruled in the order of turns."""
+    e5_unread = reading(unreadable=["E5"])
+    both_unread = reading({"G10": "black ns"}, unreadable=["E5"])
+    both = reading({"E5": "red ew", "G10": "black ns"})
+    script = (steady(reading()) + hand(reading(occluded=True)) + steady(e5_unread, 2.0)
+              + hand(reading(occluded=True)) + steady(both_unread, 3.0) + steady(both, 1.0))
+    watcher, events, _ = play(script)
+    assert verdicts(events) == [("red", "ew@E5", "legal"), ("black", "ns@G10", "legal")]
+    unread = [e for e in events if e["event" if "event" in e else "n"] == "unreadable"]
+    assert [e["cell"] for e in unread] == ["E5"]
+    assert all(e["frame"] >= 10 + 5 + 20 + 5 + 30 for e in events if "verdict" in e)
+
+
+def test_a_cell_unreadable_for_long_stops_holding_play_up():
+    stuck = reading(unreadable=["A1"])       # glare on an empty corner, for good
+    e5 = reading({"E5": "red ew"}, unreadable=["A1"])
+    script = steady(stuck, 2.0) + hand(reading(occluded=True)) + steady(e5, 4.0)
+    _, events, _ = play(script, hold_seconds=3.0)
+    lines = [e for e in events if "verdict" in e]
+    assert verdicts(events) == [("red", "ew@E5", "legal")]
+    assert lines[0]["frame"] == 4 + 30        # A1 unreadable in the first steady view (frame 4): held 3 s

@@ -26,11 +26,12 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
+from engine.cells import Cell
 from engine.referee import Referee, Rules
 from engine.table import FlagKind, Table
-from vision.reading import BoardReading
+from vision.reading import BoardReading, CellState
 from vision.sources import Frame
-from vision.stabiliser import HAND, SIGNATURE_SIZE, STEADY, Stabiliser, board_signature
+from vision.stabiliser import HAND, SIGNATURE_SIZE, STEADY, Stabiliser, StableBoard, board_signature
 
 log = logging.getLogger(__name__)
 
@@ -52,11 +53,15 @@ class Watcher:
     table flag anything on the board the game does not explain. Without ``referee`` a new game is
     played with ``rules``. ``keep_overlay`` draws the reader's overlay on every frame into ``overlay``
     for a preview. ``reader`` replaces the recogniser (tests).
+
+    New pieces are held back from the table while a cell that may hold an earlier move has been
+    unreadable for less than ``hold_seconds`` (the players see "can't read G5"); once it is read, the
+    table rules on all of them in a legal order. After that long they are ruled without it.
     """
 
     def __init__(self, rules: Rules | None = None, profile: Any = None, stable_seconds: float = 0.4,
                  referee: Referee | None = None, resumed: bool | None = None, *, reader: Reader | None = None,
-                 keep_overlay: bool = True, lost_seconds: float = 1.0) -> None:
+                 keep_overlay: bool = True, lost_seconds: float = 1.0, hold_seconds: float = 10.0) -> None:
         self.referee = referee if referee is not None else Referee(rules)
         if resumed is None:
             resumed = referee is not None and bool(referee.verdicts)
@@ -77,6 +82,10 @@ class Watcher:
         self._missing_since: float | None = None
         self._was_hand = False
         self._had_tiles = False
+        self.hold_seconds = hold_seconds
+        self._pending: StableBoard | None = None      # the latest view, until the table has all of it
+        self._held: StableBoard | None = None         # the view shown to the table without its new pieces
+        self._unreadable_since: dict[Cell, float] = {}
 
     def feed(self, frame: Frame) -> list[dict]:
         """Read, stabilise and referee one frame; the events it causes (often none)."""
@@ -119,18 +128,45 @@ class Watcher:
             if view.is_empty() and self._had_tiles:
                 observe("board-empty", "the board is empty")
             self._had_tiles = not view.is_empty()
-            for table_event in self.table.observe(view.seen(), view.unreadable()):
-                line = table_event.to_json()
-                if "verdict" in line:
-                    events.append({**line, "frame": index})
-                    continue
-                if line.get("flag") == FlagKind.UNREADABLE.value and line["event"] == "flag":
-                    line["event"] = "unreadable"
-                events.append({"frame": index, **line})
+            self._pending = view
+            for cell in view.unreadable():
+                self._unreadable_since.setdefault(cell, frame.t)
+            for cell in [c for c in self._unreadable_since if c not in view.cells or
+                         view.cells[c].state is not CellState.UNREADABLE]:
+                del self._unreadable_since[cell]
+        if self._pending is not None:
+            events += self._present(self._pending, frame)
         if self.keep_overlay:
             self.overlay = self._overlay(frame.image)
         self._last = (frame, reading)
         return events
+
+    def _present(self, view: StableBoard, frame: Frame) -> list[dict]:
+        """Give a steady view to the table, holding back new pieces while a cell that may hold an
+        earlier move cannot be read (else the order of turns could be judged wrong)."""
+        seen = view.seen()
+        expected = self.table.expected()
+        doubtful = [c for c, since in self._unreadable_since.items()
+                    if c not in expected and frame.t - since < self.hold_seconds]
+        new = [c for c, what in seen.items() if what is not None and c not in expected and c not in self.table.flags]
+        if doubtful and new:
+            if view is self._held:
+                return []          # already shown to the table without the new pieces
+            self._held = view
+            for cell in new:       # neither seen nor unreadable: the table leaves the cell alone for now
+                del seen[cell]
+        else:
+            self._pending = self._held = None
+        lines = []
+        for table_event in self.table.observe(seen, view.unreadable()):
+            line = table_event.to_json()
+            if "verdict" in line:
+                lines.append({**line, "frame": frame.index})
+                continue
+            if line.get("flag") == FlagKind.UNREADABLE.value and line["event"] == "flag":
+                line["event"] = "unreadable"
+            lines.append({"frame": frame.index, **line})
+        return lines
 
     @property
     def status(self) -> str:
