@@ -373,3 +373,24 @@ def test_serve_refuses_bad_arguments_with_one_line_and_exit_2(tmp_path, capsys, 
     assert main(["serve", "--state-dir", str(tmp_path), *argv]) == 2
     err = capsys.readouterr().err
     assert words in err and len(err.strip().splitlines()) == 1
+
+
+def feed(companion: Companion, frames: int) -> None:
+    """Run the loop's work by hand, frame by frame (no thread)."""
+    source = companion._open_camera()
+    for _ in range(frames):
+        companion._process(source.read())
+
+
+def test_a_corrected_cell_the_camera_keeps_misreading_is_not_flagged_and_play_goes_on():
+    # The pretend camera keeps seeing a black ns on E6; the operator says it is a black w terminator.
+    companion, game = make(["red ew@E5", "black ns@E6"])
+    feed(companion, 4)
+    assert moves(companion._build_state()) == [("ew@E5", "legal"), ("ns@E6", "illegal")]
+    companion.correct("E6", "black", "w")
+    feed(companion, 2)     # the rebuilt table looks, sees "ns" where the game has "w", and is told the truth
+    state = companion._build_state()
+    assert state["flags"] == [] and moves(state) == [("ew@E5", "legal"), ("w@E6", "legal")]
+    game.steps.append("red ew@F5")
+    feed(companion, 2)
+    assert moves(companion._build_state())[-1] == ("ew@F5", "legal")

@@ -275,6 +275,8 @@ class Companion:
         self._bad_frames = 0
         self._frames = 0
         self._storage_error: str | None = None
+        # Corrections of cells the camera keeps misreading, for the rebuilt table once it has looked.
+        self._truths: dict[Cell, tuple[Colour, Piece] | None] = {}
         self._overlay: Any = None
         self._load_latest()
 
@@ -299,6 +301,7 @@ class Companion:
         # A restarted or changed game: the table checks the board against the stored game.
         self.watcher = self._make_watcher(self.log.referee, resumed)
         self._event_flags = {k: v for k, v in self._event_flags.items() if k[1] is None}
+        self._truths = {}
 
     def _sync_result(self) -> None:
         referee = self.log.referee
@@ -393,6 +396,7 @@ class Companion:
                                   self._bad_frames)
                 events = []
             changed = self._handle(events, seen, getattr(frame, "t", None))
+            changed |= self._apply_truths()
             changed |= self._hand_tick()
             if changed:
                 self._publish()
@@ -467,6 +471,18 @@ class Companion:
         else:
             return False
         return True
+
+    def _apply_truths(self) -> bool:
+        """Once the table flags a corrected cell (the camera still reads it the old way), tell it the truth."""
+        table = getattr(self.watcher, "table", None)
+        if not self._truths or not isinstance(table, Table):
+            return False
+        changed = False
+        for cell, truth in list(self._truths.items()):
+            if cell in table.flags:
+                del self._truths[cell]
+                changed |= self._handle([e.to_json() for e in table.correct(cell, truth)], time.time())
+        return changed
 
     def _hand_seconds(self) -> float:
         seconds = getattr(self.watcher, "hand_seconds", None)
@@ -654,6 +670,8 @@ class Companion:
                 self.store.add_correction(self.game.id, str(target), shown_colour, shown_piece)
                 self.log.correct(str(target), shown_colour, shown_piece)
                 self.watcher = self._make_watcher(self.log.referee, True)
+                self._truths[target] = (Colour(shown_colour), Piece.parse(shown_piece)) \
+                    if shown_piece and shown_colour else None
                 self._sync_result()
             self._publish()
             return self.state()
