@@ -267,7 +267,14 @@ def test_a_new_piece_waits_while_a_cell_that_may_hold_an_earlier_move_cannot_be_
     both = reading({"E5": "red ew", "G10": "black ns"})
     script = (steady(reading()) + hand(reading(occluded=True)) + steady(e5_unread, 2.0)
               + hand(reading(occluded=True)) + steady(both_unread, 3.0) + steady(both, 1.0))
-    watcher, events, _ = play(script)
+    reader = ScriptedReader(script)
+    watcher = Watcher(Rules(), reader=reader)
+    events = []
+    for frame in frames(len(script)):
+        events += watcher.feed(frame)
+        if frame.index == 10 + 5 + 20 + 5 + 20:      # Black's tile lies there, E5 still unread
+            assert watcher.snapshot()["waiting_for"] == ["E5"]
+    assert watcher.snapshot()["waiting_for"] == []
     assert verdicts(events) == [("red", "ew@E5", "legal"), ("black", "ns@G10", "legal")]
     unread = [e for e in events if e["event" if "event" in e else "n"] == "unreadable"]
     assert [e["cell"] for e in unread] == ["E5"]

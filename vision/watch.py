@@ -86,6 +86,7 @@ class Watcher:
         self._pending: StableBoard | None = None      # the latest view, until the table has all of it
         self._held: StableBoard | None = None         # the view shown to the table without its new pieces
         self._unreadable_since: dict[Cell, float] = {}
+        self.waiting_for: list[Cell] = []              # the unreadable cells new pieces are waiting on
 
     def feed(self, frame: Frame) -> list[dict]:
         """Read, stabilise and referee one frame; the events it causes (often none)."""
@@ -149,6 +150,7 @@ class Watcher:
         doubtful = [c for c, since in self._unreadable_since.items()
                     if c not in expected and frame.t - since < self.hold_seconds]
         new = [c for c, what in seen.items() if what is not None and c not in expected and c not in self.table.flags]
+        self.waiting_for = sorted(doubtful) if doubtful and new else []
         if doubtful and new:
             if view is self._held:
                 return []          # already shown to the table without the new pieces
@@ -244,6 +246,7 @@ class Watcher:
             "hand_seconds": round(st.hand_seconds, 1),
             "board_found": bool(reading and reading.board_found),
             "unreadable": [str(c) for c in view.unreadable()] if view else [],
+            "waiting_for": [str(c) for c in self.waiting_for],
             "flags": [f.to_json() for f in self.table.flags.values()],
             "next": self.referee.to_move.value if self.referee.to_move else None,
             "result": self.referee.result,
