@@ -35,8 +35,10 @@ DETECT_LONG_SIDE = 640
 MOVED_CELLS = 0.25
 #: A fresh pose within this share of a cell of the last one is taken as the same pose.
 STEADY_CELLS = 0.04
-#: RANSAC inlier threshold, in pixels of the full-resolution frame.
+#: RANSAC inlier threshold: this many pixels of the full-resolution frame, or this share of a marker's
+#: side if more.
 RANSAC_PX = 4.0
+RANSAC_SIDE = 0.12
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,11 @@ def _detector_parameters(window_sizes: tuple[int, int, int]) -> cv2.aruco.Detect
     params.minMarkerPerimeterRate = 0.02
     params.maxMarkerPerimeterRate = 4.0  # relative to the image side: a crop around one marker needs > 1
     params.polygonalApproxAccuracyRate = 0.05
+    # Motion blur smears a module into its neighbours: read bits from the middle of each module and
+    # correct as many bit errors as the dictionary allows. A wrong id would still have to fit the
+    # pose of the others (RANSAC), and only ids 0-7 count.
+    params.perspectiveRemoveIgnoredMarginPerCell = 0.3
+    params.errorCorrectionRate = 1.0
     # Corners are refined at full resolution below, so none here.
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
     return params
@@ -213,12 +220,15 @@ class BoardFinder:
         ids = sorted(markers)
         src = np.concatenate([self._marker_mm[i] for i in ids])
         dst = self._undistort(np.concatenate([markers[i] for i in ids]))
-        h, inliers = cv2.findHomography(src, dst, cv2.RANSAC, RANSAC_PX, maxIters=500, confidence=0.999)
+        # Blur drags corners and an uncorrected lens bends the rim: the tolerance grows with the markers.
+        side = float(np.median([np.linalg.norm(markers[i][0] - markers[i][1]) for i in ids]))
+        tolerance = max(RANSAC_PX, RANSAC_SIDE * side)
+        h, inliers = cv2.findHomography(src, dst, cv2.RANSAC, tolerance, maxIters=500, confidence=0.999)
         if h is None:
             return None
         inliers = inliers.ravel().astype(bool)
-        # Only markers whose four corners all fit count; at least two of them are needed.
-        good = [i for k, i in enumerate(ids) if inliers[4 * k:4 * k + 4].all()]
+        # Only markers with three or four corners on the fit count; at least two of them are needed.
+        good = [i for k, i in enumerate(ids) if inliers[4 * k:4 * k + 4].sum() >= 3]
         if len(good) < 2 or (strict and not self._spread(good)):
             return None
         if len(good) < len(ids):
@@ -230,7 +240,7 @@ class BoardFinder:
         projected = cv2.perspectiveTransform(src.reshape(-1, 1, 2), h).reshape(-1, 2)
         error = float(np.sqrt(np.mean(np.sum((projected - dst) ** 2, axis=1))))
         pose = BoardPose(h, tuple(good), error)
-        return pose if self._plausible(pose) else None
+        return pose if error < tolerance and self._plausible(pose) else None
 
     def _spread(self, ids: list[int]) -> bool:
         """Whether the markers' centres span a third of the board both ways."""

@@ -3,17 +3,23 @@
 Everything is computed on whole arrays (the 100 cells at once); the steps are:
 
 1. Light: each pixel is divided by a local paper-white estimate (a max filter over 1.5 cells, which
-   always holds paper or a tile's cream hub), so uneven light and colour casts drop out.
-2. Occupancy: the share of tile-body pixels (dark, or saturated red) in the middle of each cell; a
-   tile covers the middle even when pushed 20% off centre, a neighbour's tile never reaches it.
+   always holds paper or a tile's cream hub), so uneven light and colour casts drop out. A local white
+   far from the board's median white in brightness or hue (a hand has no paper in reach) is replaced
+   by the paper white around it.
+2. Occupancy: the share of not-paper pixels (not light, or not colourless) in the middle of each
+   cell; a tile covers the middle even when pushed 20% off centre and turned, and what a neighbour's
+   tile (as read) pushes into the middle is discounted before a cell is called empty. No cell is
+   called empty under glare (its white well above the white around it).
 3. Pose of each tile: its centre is where the cream hub sits among four dark diagonal patches (a
    box-filter template, argmax near the cell centre), its angle is the 4-fold symmetric mean of the
-   edge directions. A (S, S) patch in the tile's own frame is resampled for every cell in one remap.
-4. Reading a patch: each arm is the cream level between hub and edge, scaled between the tile's
-   own body (0) and hub (1) levels; the colour needs two cues to agree (body hue AND the four cream
-   corner dots red tiles carry); the patch must then match the ideal picture of what was read.
-   Any small margin or disagreement gives ``unreadable``, never a guess.
-5. Occlusion: pixels that are neither paper/cream nor tile colours (a hand), in blobs wider than a
+   edge directions (measured twice). A (32, 32) patch in each tile's own frame is resampled for all
+   100 cells in one remap.
+4. Reading a patch: each arm is the cream level between hub and edge (inner and outer halves, which
+   must agree), scaled between the tile's own body (0) and hub (1) levels; the colour needs two cues
+   to agree (body hue AND the four cream corner dots red tiles carry, each against its own ring of
+   body); the patch must then match the ideal picture of what was read. Any small margin or any
+   disagreement gives ``unreadable``, never a guess.
+5. Occlusion: pixels that are neither paper/cream nor tile inks (a hand), in blobs wider than a
    blurred edge, make a cell unreadable and mark it occluded.
 """
 
@@ -191,11 +197,16 @@ _ANGLE_WEIGHT = (np.hypot(_u, _v)[1:-1, 1:-1] * 1.1 < 0.56).astype(np.float32)
 # -- the reader ----------------------------------------------------------------------------------
 
 class TileReader:
-    """Reads every cell of a canonical grid image (see ``vision.finder.GridGeometry``)."""
+    """Reads every cell of a canonical grid image (see ``vision.finder.GridGeometry``).
+
+    After ``read``, ``measures`` holds the per-cell numbers the decisions were made on (arm and dot
+    levels, body redness, residual, ...; arrays indexed by ``Cell.index``), for calibration and diagnosis.
+    """
 
     def __init__(self, geometry: GridGeometry | None = None, model: ColourModel | None = None) -> None:
         self.geometry = geometry or GridGeometry()
         self.model = model or ColourModel()
+        self.measures: dict[str, np.ndarray] = {}
         p = self.geometry.px_per_cell
         self.tile_px = TILE_CELLS * p
         # A finger is most of a cell wide; the blurred rim of a wave is a few pixels.
@@ -427,7 +438,7 @@ class TileReader:
                                                1 - residual / mdl.residual_max]), 0, 1)
         confidence = np.where(state == 0, empty_conf, np.where(state == 1, 0.5 + 0.5 * tile_conf, 0.0))
 
-        self.debug = {"body_red": body_red, "dots": dot_levels, "arms": arm_levels, "residual": residual,
+        self.measures = {"body_red": body_red, "dots": dot_levels, "arms": arm_levels, "residual": residual,
                       "contrast": contrast, "middle": middle_body, "other": cell_other,
                       "glare": glare.ravel()}
         why: dict[Cell, str] = {}
