@@ -127,6 +127,14 @@ def test_frames_without_a_board_are_exit_1_after_the_summary(tmp_path, capsys):
     assert lines[-1] == {"result": "ongoing", "moves": 0, "frames": 12}
 
 
+@pytest.mark.parametrize("profile", ["missing.json", "list.json"])
+def test_a_missing_or_malformed_profile_is_exit_2(tmp_path, capsys, profile):
+    _write_frames(tmp_path / "game", [(set(), False)])
+    (tmp_path / "list.json").write_text("[1, 2]")
+    code, lines, err = _run(capsys, "--frames", str(tmp_path / "game"), "--profile", str(tmp_path / profile))
+    assert code == 2 and lines == [] and err.startswith("error: cannot use profile")
+
+
 def test_fps_must_be_positive(tmp_path, capsys):
     _write_frames(tmp_path / "game", [(set(), False)])
     code, _, err = _run(capsys, "--frames", str(tmp_path / "game"), "--fps", "0")
