@@ -394,3 +394,17 @@ def test_a_corrected_cell_the_camera_keeps_misreading_is_not_flagged_and_play_go
     game.steps.append("red ew@F5")
     feed(companion, 2)
     assert moves(companion._build_state())[-1] == ("ew@F5", "legal")
+
+
+def test_new_watchers_after_calibration_keep_the_game():
+    companion, _ = make(["red ew@E5"])
+    feed(companion, 3)
+    made = []
+
+    def make_watcher(referee, resumed):
+        made.append((referee, resumed))
+        return ScriptedGame([]).watcher(referee, resumed)
+
+    companion.use_watchers(make_watcher)
+    assert made == [(companion.log.referee, True)]
+    assert moves(companion.state()) == [("ew@E5", "legal")]

@@ -37,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE", help="TOML config (default: /etc/thoughtwave/config.toml if there)")
 
 
-def _camera_parts(args: argparse.Namespace, config: Any) -> tuple[Any, Any]:
+def _camera_parts(args: argparse.Namespace, config: Any, state_dir: Path) -> tuple[Any, Any]:
     """(open_camera, make_watcher) for a real or demo camera, or for a script of moves."""
     from webui.companion import ScriptedGame, ScriptedSource, read_script, vision_watcher_factory
     from webui.rulesargs import read_text
@@ -57,8 +57,15 @@ def _camera_parts(args: argparse.Namespace, config: Any) -> tuple[Any, Any]:
         # ~170 MB less memory than at a real camera's 1280x960, and the reader still reads the demo game
         # exactly (bench/serve.py). `camera.source = "demo"` in the config uses the configured size.
         resolution = DEMO_RESOLUTION
+    profile = None
+    if spec.strip().lower() != "demo":   # a profile learnt on the real camera would not fit the demo's
+        from calibration.profile import FILE_NAME, load_reader_profile
+
+        profile, warning = load_reader_profile(config.vision.profile or state_dir / FILE_NAME)
+        if warning:
+            print(f"warning: {warning}", file=sys.stderr, flush=True)
     try:
-        make_watcher = vision_watcher_factory(config.vision.stable_seconds, config.vision.profile)
+        make_watcher = vision_watcher_factory(config.vision.stable_seconds, profile)
     except ImportError as err:
         raise UsageError(f"the vision pipeline is not available: {err}") from None
 
@@ -94,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, Exception) as err:  # sqlite3.Error and OSError both mean the directory is unusable
         raise UsageError(f"cannot use the state directory {state_dir}: {err}") from None
 
-    open_camera, make_watcher = _camera_parts(args, config)
+    open_camera, make_watcher = _camera_parts(args, config, state_dir)
     settings = Settings(hand_warning_seconds=config.vision.hand_warning_seconds, speech=config.display.speech)
     try:
         companion = Companion(store, rules_of(config), open_camera, make_watcher, settings)

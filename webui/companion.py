@@ -607,6 +607,14 @@ class Companion:
             return self._jpeg_seq, self._jpeg
 
     # ---- control ----------------------------------------------------------------------------------
+    def use_watchers(self, make_watcher: MakeWatcher) -> None:
+        """Watch with watchers from ``make_watcher`` from now on (e.g. after calibration wrote a new
+        profile); the game goes on, and the new table checks the board against it."""
+        with self._lock:
+            self._make_watcher = make_watcher
+            self.watcher = make_watcher(self.log.referee, True)
+            self._publish()
+
     def game_rules(self) -> Rules:
         """The rules the current game is played with."""
         with self._lock:
