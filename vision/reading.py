@@ -67,7 +67,7 @@ class BoardReading:
     ms: float = 0.0
 
     def get(self, cell: Cell) -> CellReading:
-        return self.cells.get(cell, CellReading.unreadable())
+        return self.cells.get(cell, _UNREADABLE)
 
     def unreadable(self) -> list[Cell]:
         return [c for c in CELLS if self.get(c).state is CellState.UNREADABLE]
@@ -86,3 +86,6 @@ class BoardReading:
             "unreadable": [str(c) for c in self.unreadable()] if self.board_found else [],
             "ms": round(self.ms, 1),
         }
+
+
+_UNREADABLE = CellReading.unreadable()
