@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/thoughtwave play
+	$(BIN)/thoughtwave serve --demo --host $(HOST) --port $(PORT)
 
 test: $(STAMP)
 	$(BIN)/ruff check .

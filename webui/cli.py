@@ -21,7 +21,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("hint", "webui.cmd_hint", "the computer's move for the side to move"),
     ("serve", "webui.cmd_serve", "the companion: camera, referee and the live display in a browser"),
     ("calibrate", "webui.cmd_calibrate", "check the camera and the printed board, and write the calibration profile"),
-    ("print-kit", "webui.cmd_print_kit", "the printable board and tiles: a PDF at exact size, or PNGs with a pixel map"),
+    ("print-kit", "webui.cmd_print_kit", "the printable board and tiles: a PDF at exact size, or PNGs"),
 )
 
 
