@@ -132,7 +132,20 @@ def test_a_missing_or_malformed_profile_is_exit_2(tmp_path, capsys, profile):
     _write_frames(tmp_path / "game", [(set(), False)])
     (tmp_path / "list.json").write_text("[1, 2]")
     code, lines, err = _run(capsys, "--frames", str(tmp_path / "game"), "--profile", str(tmp_path / profile))
-    assert code == 2 and lines == [] and err.startswith("error: cannot use profile")
+    assert code == 2 and lines == [] and err.count("\n") == 1 and profile in err
+
+
+def test_a_damaged_profile_in_the_state_directory_is_reported_and_the_defaults_are_used(tmp_path, capsys,
+                                                                                         monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.delenv("STATE_DIRECTORY", raising=False)
+    monkeypatch.setattr("webui.config.DEFAULT_CONFIG_PATH", tmp_path / "no-config.toml")
+    (tmp_path / "state" / "thoughtwave").mkdir(parents=True)
+    (tmp_path / "state" / "thoughtwave" / "profile.json").write_text('{"kind": "thoughtwave-calibration", "vers')
+    _write_frames(tmp_path / "game", [(set(), False)])
+    code, lines, err = _run(capsys, "--frames", str(tmp_path / "game"))
+    assert code == 1 and "damaged" in err and "default colour model" in err
+    assert lines[-1]["frames"] >= 1
 
 
 def test_fps_must_be_positive(tmp_path, capsys):

@@ -50,6 +50,7 @@ def run_frames(args: argparse.Namespace) -> int:
 
     from vision.sources import CameraError, ImageDirSource, VideoSource
     from vision.watch import Watcher
+    from webui.profiles import reader_profile_for
 
     if args.fps is not None and args.fps <= 0:
         raise UsageError(f"--fps must be positive, not {args.fps:g}")
@@ -64,10 +65,11 @@ def run_frames(args: argparse.Namespace) -> int:
     except CameraError as err:
         raise UsageError(str(err)) from None
     try:
-        watcher = Watcher(rules_from_args(args), profile=args.profile, keep_overlay=False)
-    except (OSError, ValueError) as err:    # a profile that is missing or malformed
+        profile = reader_profile_for(args.profile)
+    except UsageError:
         source.close()
-        raise UsageError(f"cannot use profile {args.profile}: {err}") from None
+        raise
+    watcher = Watcher(rules_from_args(args), profile=profile, keep_overlay=False)
     try:
         while (frame := source.read()) is not None:
             for index, warning in getattr(source, "take_warnings", list)():
