@@ -37,6 +37,9 @@ from webui.store import GameLog, GameRow, Store, rules_to_json
 
 log = logging.getLogger(__name__)
 
+#: Raw camera pictures kept for the calibration page (references only: no copy per frame).
+RECENT_IMAGES = 3
+
 
 class ControlError(Exception):
     """A control action that cannot be done now; the message says why, for the player."""
@@ -278,6 +281,7 @@ class Companion:
         # Corrections of cells the camera keeps misreading, for the rebuilt table once it has looked.
         self._truths: dict[Cell, tuple[Colour, Piece] | None] = {}
         self._overlay: Any = None
+        self._recent: tuple[Any, ...] = ()   # the last few raw camera pictures, newest last
         self._load_latest()
 
     # ---- game state ------------------------------------------------------------------------------
@@ -374,6 +378,7 @@ class Companion:
 
     def _camera_lost(self, reason: str, failures: int) -> None:
         self._close_source()
+        self._recent = ()   # a lost camera's last pictures no longer show the board as it is
         delay = min(self.settings.backoff_cap, self.settings.backoff_start * 2 ** (failures - 1))
         if failures == 1 or failures % 10 == 0:
             log.warning("camera lost (%s); retrying in %.1f s", reason, delay)
@@ -386,6 +391,10 @@ class Companion:
     def _process(self, frame: Any) -> None:
         seen = time.time()
         self._frames += 1
+        image = getattr(frame, "image", None)
+        if image is not None:
+            # A new tuple, never a changed one: a reader on another thread always gets a whole one.
+            self._recent = (*self._recent, image)[-RECENT_IMAGES:]
         with self._lock:
             try:
                 events = list(self.watcher.feed(frame) or [])
@@ -599,6 +608,10 @@ class Companion:
         """(sequence number, latest preview JPEG or None)."""
         with self._preview:
             return self._jpeg_seq, self._jpeg
+
+    def recent_images(self) -> tuple[Any, ...]:
+        """The last few raw camera pictures, oldest first; shared with the loop, so never change them."""
+        return self._recent
 
     def wait_for_preview(self, seq: int, timeout: float) -> tuple[int, bytes | None]:
         """The next preview after ``seq`` (or the same one after ``timeout``)."""
