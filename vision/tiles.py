@@ -210,7 +210,7 @@ class TileReader:
         p = self.geometry.px_per_cell
         self.tile_px = TILE_CELLS * p
         # A finger is most of a cell wide; the blurred rim of a wave is a few pixels.
-        k = int(round(0.2 * p)) | 1
+        k = int(round(0.3 * p)) | 1
         self._open_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
         # Cell centres (x, y) in grid-image pixels, as (10, 10) arrays.
         m = self.geometry.margin_px
