@@ -515,4 +515,6 @@ def create_app(companion: Companion, *, pin: str | None, secret_key: bytes, conf
         except ControlError as err:
             raise ApiError(400, str(err)) from None
 
+    from webui.calibrate_page import calibration_blueprint  # here, not at the top: it imports this module
+    app.register_blueprint(calibration_blueprint(config))
     return app

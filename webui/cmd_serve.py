@@ -8,6 +8,7 @@ Prints the address (and the PIN when none is configured) at start.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import secrets
 import signal
@@ -112,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
     generated = pin is None
     if generated:
         pin = f"{secrets.randbelow(10**6):06d}"
+    # The calibration page keeps the profile where this start read it (--state-dir included).
+    config = dataclasses.replace(config, state_dir=state_dir)
     app = create_app(companion, pin=pin, secret_key=secret_key, config=config)
     try:
         server = create_server(app, host=host, port=port, threads=config.server.threads, ident="thoughtwave",

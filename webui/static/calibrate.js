@@ -1,0 +1,164 @@
+// Calibration page: Check / Save / Back to defaults as JSON POSTs carrying the CSRF token; results drawn with
+// textContent only (the check texts come from the server, never as HTML).
+(function () {
+  "use strict";
+  const $ = (id) => document.getElementById(id);
+  let token = document.querySelector('meta[name="csrf-token"]').getAttribute("content");
+  const buttons = ["check", "save", "save-force", "reset"].map($).filter(Boolean);
+  // Whether the last check made a profile that may be saved (kept here: buttons are all disabled while busy).
+  let canSave = Boolean($("save") && !$("save").disabled);
+
+  function show(ok, text) {
+    const result = $("result");
+    result.className = "result " + (ok ? "good" : "bad");
+    result.textContent = text;
+  }
+
+  async function post(url, body) {
+    try {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": token },
+        body: JSON.stringify(body || {}),
+        credentials: "same-origin",
+      });
+      const data = await response.json().catch(() => ({}));
+      if (!response.ok) {
+        show(false, data.error || "refused (" + response.status + ")");
+        return null;
+      }
+      return data;
+    } catch (err) {
+      show(false, "the companion did not answer");
+      return null;
+    }
+  }
+
+  function checkItem(c) {
+    const li = document.createElement("li");
+    li.className = "check " + c.status.toLowerCase();
+    li.dataset.name = c.name;
+    const mark = document.createElement("span");
+    mark.className = "mark";
+    mark.textContent = c.status;
+    const name = document.createElement("span");
+    name.className = "name";
+    name.textContent = c.name;
+    const measured = document.createElement("span");
+    measured.className = "measured";
+    measured.textContent = c.measured;
+    li.append(mark, " ", name, ": ", measured);
+    if (c.advice) {
+      const advice = document.createElement("span");
+      advice.className = "advice";
+      advice.textContent = c.advice;
+      li.append(advice);
+    }
+    return li;
+  }
+
+  function drawCheck(last) {
+    $("checks").replaceChildren(...last.checks.map(checkItem));
+    let head = last.ok ? "Passed" : (last.board_found ? "Failed: " + last.failed.join(", ") : "No board found");
+    head += ", checked " + last.when + " on " + last.frames + " picture(s) of " + last.resolution.join("x");
+    $("last-summary").textContent = head + (last.saved ? "; saved and in use." : ".");
+    canSave = last.board_found;
+    const force = $("save-force");
+    if (force) force.hidden = last.ok || !last.board_found;
+  }
+
+  function drawProfile(p) {
+    let text;
+    if (p.error) text = p.error;
+    else if (!p.exists) text = "None: the reader uses its default colours.";
+    else {
+      text = "Calibrated " + p.created + ": cells " + Math.round(p.cell_px) + " px at " + p.resolution.join("x") +
+        (Object.keys(p.colour_model || {}).length ? ", colours learnt from the sample tiles" : ", default colours") +
+        (p.lens ? ", with a lens model" : "") + ".";
+    }
+    $("profile").textContent = text;
+  }
+
+  async function busy(label, work) {
+    for (const b of buttons) b.disabled = true;
+    show(true, label);
+    try {
+      await work();
+    } finally {
+      for (const b of buttons) b.disabled = b.id === "save" && !canSave;
+    }
+  }
+
+  async function save(force) {
+    const data = await post("/api/calibrate/save", force ? { force: true } : {});
+    if (!data) return;
+    show(true, "Saved: the companion reads with the new profile now; the game goes on.");
+    drawProfile(data.profile);
+    const summary = $("last-summary");
+    if (!summary.textContent.includes("saved")) summary.textContent = summary.textContent.replace(/\.$/, "; saved and in use.");
+  }
+
+  const check = $("check");
+  if (check) {
+    check.addEventListener("click", () => busy("Checking the camera's latest pictures...", async () => {
+      const data = await post("/api/calibrate/check", {});
+      if (!data) return;
+      drawCheck(data);
+      show(data.ok, data.ok ? "Every check passed: press Save to use this calibration."
+        : (data.board_found ? "Put right what FAILED, then check again." : "No board found: see the advice."));
+    }));
+  }
+  const saveButton = $("save");
+  if (saveButton) saveButton.addEventListener("click", () => busy("Saving...", () => save(false)));
+  const forceButton = $("save-force");
+  if (forceButton) {
+    forceButton.addEventListener("click", () => {
+      if (window.confirm("A check failed: reading may be worse with this profile. Save it anyway?")) {
+        busy("Saving...", () => save(true));
+      }
+    });
+  }
+  const reset = $("reset");
+  if (reset) {
+    reset.addEventListener("click", () => {
+      if (!window.confirm("Remove the calibration and read with the default colours?")) return;
+      busy("Removing the profile...", async () => {
+        const data = await post("/api/calibrate/reset", {});
+        if (!data) return;
+        show(true, data.removed ? "Removed: the reader uses its defaults now." : "There was no profile: the defaults are in use.");
+        drawProfile(data.profile);
+      });
+    });
+  }
+
+  const pinForm = $("pin-form");
+  if (pinForm) {
+    pinForm.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const data = await post("/api/login", { pin: new FormData(pinForm).get("pin") });
+      if (data) {
+        token = data.csrf;
+        window.location.reload();
+      }
+    });
+  }
+
+  // The preview: the MJPEG stream, or a still every second when no stream slot is free (or no picture yet).
+  const img = $("preview");
+  let stills = null;
+  img.addEventListener("error", () => {
+    img.classList.add("none");
+    $("preview-note").textContent = "No picture from the camera yet: trying again.";
+    if (stills) return;
+    stills = setInterval(() => { img.src = "/preview.jpg?" + Date.now(); }, 1000);
+    setTimeout(() => {
+      clearInterval(stills);
+      stills = null;
+      img.src = "/preview.mjpg?" + Date.now();
+    }, 30000);
+  });
+  img.addEventListener("load", () => {
+    img.classList.remove("none");
+    $("preview-note").textContent = "Live camera view: the green grid is where the board was found.";
+  });
+})();
