@@ -155,8 +155,11 @@ def _region_masks() -> dict[str, np.ndarray]:
 
 _MASKS = _region_masks()
 _REGIONS = list(_MASKS)
-#: (PATCH*PATCH, regions) averaging matrix: one matmul gives every region's mean for every cell.
-_AVERAGER = np.stack([m.ravel() / m.sum() for m in _MASKS.values()], axis=1).astype(np.float32)
+#: Every region's sample indices, one after another, and where each region starts: one gather and one
+#: ``np.add.reduceat`` give every region's mean for all 100 cells.
+_REGION_INDEX = np.concatenate([np.flatnonzero(m.ravel()) for m in _MASKS.values()])
+_REGION_START = np.cumsum([0] + [int(m.sum()) for m in _MASKS.values()])[:-1]
+_REGION_SIZE = np.array([m.sum() for m in _MASKS.values()], np.float32)
 _ARM_BITS = (N, E, S, W)
 
 
@@ -187,8 +190,7 @@ _IDEAL = _ideal_pictures()
 _u, _v = _frame_coords()
 #: The residual is judged inside the tile, away from its rim where a pixel of pose error or a
 #: neighbour's edge would dominate.
-_RESIDUAL_MASK = ((np.abs(_u) < 0.42) & (np.abs(_v) < 0.42)).astype(np.float32)
-_RESIDUAL_MASK /= _RESIDUAL_MASK.sum()
+_RESIDUAL_INDEX = np.flatnonzero(((np.abs(_u) < 0.42) & (np.abs(_v) < 0.42)).ravel())
 #: Edge directions are taken within the tile's outline (the upright patch is 1.1 tiles wide), so a
 #: neighbour's edges barely count.
 _ANGLE_WEIGHT = (np.hypot(_u, _v)[1:-1, 1:-1] * 1.1 < 0.56).astype(np.float32)
@@ -235,22 +237,28 @@ class TileReader:
         luma = ratio.mean(axis=2)
         valid = ((luma > 0.55) & (luma < 1.6)
                  & (ratio.max(axis=2) < 1.3 * ratio.min(axis=2))).astype(np.float32)
-        sigma = 2 * p / 4
-        support = cv2.GaussianBlur(valid, (0, 0), sigma)
-        filled = cv2.GaussianBlur(white * valid[..., None], (0, 0), sigma) / np.maximum(support, 1e-3)[..., None]
-        filled = np.where((support > 0.05)[..., None], filled, median)
-        white = np.where(valid[..., None] > 0, white, filled)
+        if not valid.all():
+            # Filled from valid white within about two cells (smooth: done on a quarter-size copy).
+            size = (white.shape[1], white.shape[0])
+            tiny = (max(1, size[0] // 4), max(1, size[1] // 4))
+            support = cv2.GaussianBlur(cv2.resize(valid, tiny, interpolation=cv2.INTER_AREA), (0, 0), p / 8)
+            spread = cv2.GaussianBlur(cv2.resize(white * valid[..., None], tiny, interpolation=cv2.INTER_AREA),
+                                      (0, 0), p / 8)
+            filled = np.where((support > 0.05)[..., None], spread / np.maximum(support, 1e-3)[..., None], median)
+            filled = cv2.resize(filled.astype(np.float32), size, interpolation=cv2.INTER_LINEAR)
+            white = np.where(valid[..., None] > 0, white, filled)
         # Glare adds light that the division cannot take out (dark ink turns paper-bright): find it
         # as white well above the median white of the neighbourhood, which follows slow gradients.
         bright = np.clip(white.max(axis=2), 0, 255).astype(np.uint8)
-        around = cv2.medianBlur(bright, max(3, int(round(5 * p / 4)) | 1))
+        half = cv2.resize(bright, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+        around = cv2.medianBlur(half, max(3, int(round(5 * p / 8)) | 1))
         m, q = self.geometry.margin_px // 4, p / 4
         centres = (m + (np.arange(10) + 0.5) * q).astype(int)
         at = np.ix_(centres, centres)
-        glare = bright[at].astype(np.float32) / np.maximum(around[at], 16)
+        glare = bright[at].astype(np.float32) / np.maximum(around[np.ix_(centres // 2, centres // 2)], 16)
         white = cv2.GaussianBlur(white, (0, 0), p / 8)
         white = cv2.resize(white, (grid.shape[1], grid.shape[0]), interpolation=cv2.INTER_LINEAR)
-        return grid.astype(np.float32) / np.maximum(white, 16.0), glare
+        return cv2.divide(grid, cv2.max(white, 16.0), dtype=cv2.CV_32F), glare
 
     # Step 2 and 5 --------------------------------------------------------------------------------
     def _cell_shares(self, mask: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -382,8 +390,8 @@ class TileReader:
         # Cream and redness travel together through one remap.
         patches = self._patches(np.dstack([cream, redness]), cx, cy, angle)
         flat = patches.reshape(100, PATCH * PATCH, 2)
-        means = _matmul(flat[..., 0], _AVERAGER)                   # (100, regions) cream levels
-        red_means = _matmul(flat[..., 1], _AVERAGER)
+        means = _region_means(flat[..., 0])                         # (100, regions) cream levels
+        red_means = _region_means(flat[..., 1])
         col = {name: k for k, name in enumerate(_REGIONS)}
 
         body_level = means[:, col["body"]]
@@ -419,7 +427,7 @@ class TileReader:
         # The patch must look like the ideal picture of what was read.
         scaled = np.clip((flat[..., 0] - body_level[:, None]) / scale, 0, 1)
         ideal = _IDEAL[arms, red.astype(int)].reshape(100, -1)
-        residual = _matmul(np.abs(scaled - ideal), _RESIDUAL_MASK.reshape(-1, 1))[:, 0]
+        residual = np.abs(scaled - ideal)[:, _RESIDUAL_INDEX].mean(axis=1)
 
         occluded = (cell_other > mdl.other_max).ravel()
         occupied = middle_body > mdl.occupied_min
@@ -449,10 +457,10 @@ class TileReader:
                            np.stack([cx, cy], axis=-1), angle, why, self.paper_white)
 
 
-def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    # OpenCV's single-threaded gemm: a multi-threaded BLAS spends longer waking threads than these
-    # small products take, and worse on a busy machine.
-    return cv2.gemm(np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32), 1.0, None, 0.0)
+def _region_means(samples: np.ndarray) -> np.ndarray:
+    """(100, regions) means of (100, PATCH*PATCH) samples over each region of ``_MASKS``."""
+    # A gather and a segmented sum: no BLAS, whose threads cost more to wake than these sums take.
+    return np.add.reduceat(samples[:, _REGION_INDEX], _REGION_START, axis=1) / _REGION_SIZE
 
 
 def _why(i: int, occluded: np.ndarray, occupied: np.ndarray, contrast: np.ndarray, mdl: ColourModel,
