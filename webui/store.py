@@ -28,6 +28,7 @@ from engine.pieces import Piece
 log = logging.getLogger(__name__)
 
 ACTION_KINDS = ("attempt", "undo", "correct")
+_SELECT_GAMES = "SELECT id, rules, red, black, started, ended, result, opponent FROM games"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -37,7 +38,8 @@ CREATE TABLE IF NOT EXISTS games (
     black   TEXT NOT NULL DEFAULT '',
     started TEXT NOT NULL,
     ended   TEXT,
-    result  TEXT NOT NULL DEFAULT 'ongoing'
+    result  TEXT NOT NULL DEFAULT 'ongoing',
+    opponent TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS actions (
     id      INTEGER PRIMARY KEY,
@@ -114,10 +116,12 @@ class GameRow:
     started: str
     ended: str | None
     result: str
+    opponent: dict | None = None     # a game against the computer: {"colour", "level", "seconds"}
 
     def to_json(self) -> dict:
         return {"id": self.id, "red": self.red, "black": self.black, "started": self.started,
-                "ended": self.ended, "result": self.result, "rules": rules_to_json(self.rules)}
+                "ended": self.ended, "result": self.result, "rules": rules_to_json(self.rules),
+                "opponent": self.opponent}
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,17 @@ class Store:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(_SCHEMA)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Bring a database made by an older version up to this schema (its games keep their meaning)."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(games)")}
+        if "opponent" not in columns:   # from before games against the computer: all of two people
+            try:
+                self._db.execute("ALTER TABLE games ADD COLUMN opponent TEXT NOT NULL DEFAULT ''")
+            except sqlite3.OperationalError:   # another process added it first
+                if "opponent" not in {row[1] for row in self._db.execute("PRAGMA table_info(games)")}:
+                    raise
 
     @classmethod
     def in_dir(cls, state_dir: Path) -> Store:
@@ -173,10 +188,11 @@ class Store:
             return self._db.execute(sql, params).fetchall()
 
     # ---- games -------------------------------------------------------------------------------
-    def new_game(self, rules: Rules, red: str = "", black: str = "") -> int:
-        """Start a game; returns its id."""
-        return self._write("INSERT INTO games (rules, red, black, started) VALUES (?, ?, ?, ?)",
-                           (json.dumps(rules_to_json(rules)), red, black, now_text()))
+    def new_game(self, rules: Rules, red: str = "", black: str = "", opponent: dict | None = None) -> int:
+        """Start a game (``opponent``: the computer's side, for a game against it); returns its id."""
+        return self._write("INSERT INTO games (rules, red, black, started, opponent) VALUES (?, ?, ?, ?, ?)",
+                           (json.dumps(rules_to_json(rules)), red, black, now_text(),
+                            json.dumps(opponent) if opponent else ""))
 
     def set_result(self, game: int, result: str, ended: bool) -> None:
         """Record the result; ``ended`` stamps the end time (cleared again when False)."""
@@ -185,18 +201,17 @@ class Store:
 
     def game(self, game: int) -> GameRow | None:
         """The game with this id, or None."""
-        rows = self._read("SELECT id, rules, red, black, started, ended, result FROM games WHERE id = ?", (game,))
+        rows = self._read(_SELECT_GAMES + " WHERE id = ?", (game,))
         return _game_row(rows[0]) if rows else None
 
     def latest_game(self) -> GameRow | None:
         """The most recent game, finished or not."""
-        rows = self._read("SELECT id, rules, red, black, started, ended, result FROM games ORDER BY id DESC LIMIT 1")
+        rows = self._read(_SELECT_GAMES + " ORDER BY id DESC LIMIT 1")
         return _game_row(rows[0]) if rows else None
 
     def games(self, limit: int = 200) -> list[GameRow]:
         """Games, newest first."""
-        rows = self._read("SELECT id, rules, red, black, started, ended, result FROM games ORDER BY id DESC LIMIT ?",
-                          (limit,))
+        rows = self._read(_SELECT_GAMES + " ORDER BY id DESC LIMIT ?", (limit,))
         return [_game_row(r) for r in rows]
 
     # ---- actions -----------------------------------------------------------------------------
@@ -238,7 +253,15 @@ def _game_row(row: tuple) -> GameRow:
     except (ValueError, TypeError):
         log.warning("game %s has unreadable rules; using the standard game", row[0])
         rules = Rules()
-    return GameRow(row[0], rules, row[2], row[3], row[4], row[5], row[6])
+    opponent = None
+    if row[7]:
+        try:
+            opponent = json.loads(row[7])
+        except ValueError:
+            log.warning("game %s has an unreadable computer opponent; played as two people", row[0])
+        if not isinstance(opponent, dict):
+            opponent = None
+    return GameRow(row[0], rules, row[2], row[3], row[4], row[5], row[6], opponent)
 
 
 def _cell_of(move: str) -> str | None:
