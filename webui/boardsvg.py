@@ -20,6 +20,7 @@ VIEW = 2 * MARGIN + SIZE * CELL
 TILE_FILL = {"red": "#c62828", "black": "#1c1c1c"}
 WAVE = "#f5ecd7"
 WIN_WAVE = "#ffd400"
+THREAT_STROKE = {"red": "#d50000", "black": "#111111"}
 SIDE_FILL = {"red": "#c62828", "black": "#1c1c1c"}
 #: Flag kinds (engine.table.FlagKind values and the companion's own) -> outline colour; others orange.
 FLAG_STROKE = {"illegal-piece": "#ff1744", "illegal": "#ff1744", "rejected-piece": "#ff9100", "lifted": "#ff1744",
@@ -37,6 +38,25 @@ def _wave_path(arms: int) -> str:
         (x1, y1), (x2, y2) = ends
         return f"M{x1} {y1} Q50 50 {x2} {y2}"
     return " ".join(f"M50 50 L{x} {y}" for x, y in ends)
+
+
+def _ghost(name: str, colour: str, piece_text: str) -> list[str]:
+    """A piece still to be laid: its tile faint, its outline dashed in the player's colour."""
+    try:
+        cell = Cell.parse(name)
+        piece = Piece.parse(piece_text)
+    except (NotationError, AttributeError, TypeError):
+        return []
+    fill = TILE_FILL.get(colour)
+    if fill is None:
+        return []
+    x, y = MARGIN + cell.col * CELL, MARGIN + cell.row * CELL
+    dot = '<circle cx="50" cy="50" r="17" fill="#ffffff"/>' if piece.arms in (N, E, S, W) else ""
+    return [f'<g class="ghost {colour}" data-cell="{cell}" data-piece="{piece}" transform="translate({x} {y})">'
+            f'<rect x="3" y="3" width="94" height="94" rx="6" fill="{fill}" fill-opacity="0.45" stroke="{fill}" '
+            f'stroke-width="6" stroke-dasharray="12 7"/>'
+            f'<path d="{_wave_path(piece.arms)}" stroke="#ffffff" stroke-width="16" stroke-opacity="0.9" '
+            f'fill="none"/>{dot}</g>']
 
 
 def _coord(x: int, y: int, text: str) -> str:
@@ -60,12 +80,16 @@ def _side_bars(red_sides: str) -> list[str]:
 
 
 def board_svg(cells: dict[str, tuple[str, str]], *, last: str | None = None, wave: list[str] | tuple = (),
-              flags: dict[str, str] | None = None, red_sides: str = "WE", title: str = "Thoughtwave board") -> str:
+              flags: dict[str, str] | None = None, red_sides: str = "WE", title: str = "Thoughtwave board",
+              threats: dict[str, list[str]] | None = None, ghost: tuple[str, str, str] | None = None) -> str:
     """The board as an SVG document.
 
     ``cells`` maps a cell name to (colour, piece), e.g. ``{"E5": ("red", "ew")}``; ``last`` is the
     last move's cell; ``wave`` the winning wave's cells; ``flags`` maps a cell to a flag kind
-    (``illegal``, ``rejected``, ``unreadable``, ``moved``...). Bad entries are skipped, never raised.
+    (``illegal``, ``rejected``, ``unreadable``, ``moved``...); ``threats`` maps a colour to the cells
+    where one placement connects that player (a dashed outline in their colour); ``ghost`` is
+    (cell, colour, piece) of a piece to be laid, drawn faintly (the computer's instruction).
+    Bad entries are skipped, never raised.
     """
     flags = flags or {}
     winning = {str(c) for c in wave}
@@ -104,6 +128,21 @@ def board_svg(cells: dict[str, tuple[str, str]], *, last: str | None = None, wav
             f'<rect x="3" y="3" width="94" height="94" rx="6" fill="{fill}"/>'
             f'<path d="{_wave_path(piece.arms)}" stroke="{stroke}" stroke-width="{width}" stroke-linecap="butt" '
             f'fill="none"/>{dot}</g>')
+
+    if ghost:
+        parts += _ghost(*ghost) if len(ghost) == 3 else []
+    for index, colour in enumerate(("red", "black")):
+        for name in sorted(set((threats or {}).get(colour) or ())):
+            try:
+                cell = Cell.parse(name)
+            except (NotationError, AttributeError):
+                continue
+            # both players may threaten one cell: Black's outline sits inside Red's
+            inset = 10 + 12 * index
+            x, y = MARGIN + cell.col * CELL + inset, MARGIN + cell.row * CELL + inset
+            parts.append(f'<rect class="threat threat-{colour}" data-cell="{cell}" x="{x}" y="{y}" '
+                         f'width="{CELL - 2 * inset}" height="{CELL - 2 * inset}" fill="none" '
+                         f'stroke="{THREAT_STROKE[colour]}" stroke-width="9" stroke-dasharray="16 9"/>')
 
     if last:
         try:

@@ -26,13 +26,15 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from engine import CELLS, Cell, Colour, NotationError, Outcome, Piece, Referee, Rules, parse_move_line
+from engine import CELLS, Cell, Colour, Move, NotationError, Outcome, Piece, Referee, Rules, parse_move_line
+from engine.analysis import Analysis, analyse, analyse_game
 from engine.pieces import KINDS
 from engine.table import Table
 from webui.boardsvg import board_svg
+from webui.opponent import Opponent, Searcher, Thinker, install, make_computer, opponent_of, position_key
 from webui.store import GameLog, GameRow, Store, rules_to_json
 
 log = logging.getLogger(__name__)
@@ -111,7 +113,8 @@ class ScriptedGame:
     Script lines: a move line ``[red|black] PIECE@CELL`` lays a piece; ``off CELL`` takes one off;
     ``hand STEPS`` covers the board for that many steps; ``unreadable CELL`` makes a cell unreadable
     for the next view; ``wait STEPS`` does nothing; ``clear`` takes every piece off (and tells the
-    companion the board is empty). ``#`` starts a comment. With ``loop`` the script starts again.
+    companion the board is empty); ``computer`` lays exactly the piece the computer opponent told the
+    display (waiting until it has chosen). ``#`` starts a comment. With ``loop`` the script starts again.
     """
 
     def __init__(self, lines: list[str], frames_per_step: int = 1, loop: bool = False) -> None:
@@ -195,12 +198,30 @@ class ScriptedWatcher:
             elif word == "clear":
                 game.board.clear()
                 return [*self._observe(), {"event": "board-empty", "message": "the board is empty"}]
+            elif word == "computer":
+                return self._lay_instructed()
             else:
                 colour, move = parse_move_line(step)
                 game.board[move.cell] = (colour or self.table.referee.to_move or Colour.RED, move.piece)
         except (NotationError, ValueError) as err:
             log.warning("script step %r skipped: %s", step, err)
             return []
+        return self._observe()
+
+    def _lay_instructed(self) -> list[dict]:
+        """Lay the computer's instructed piece; while it is still thinking, try again next step."""
+        table = self.table
+        instructed = getattr(table, "instructed_move", None)
+        told = instructed() if callable(instructed) else None
+        if told is None:
+            referee = table.referee
+            if callable(instructed) and not referee.over and referee.to_move is getattr(table, "computer", None):
+                self.game.position -= 1      # the computer is thinking: this step again next time
+            else:
+                log.warning("script step 'computer' skipped: the computer is not to move")
+            return []
+        colour, move = told
+        self.game.board[move.cell] = (colour, move.piece)
         return self._observe()
 
     def _observe(self, unreadable: list[Cell] | tuple = ()) -> list[dict]:
@@ -252,7 +273,9 @@ class Companion:
     """Runs the loop and holds the live game; thread-safe. ``start()``, ``stop()``, ``state()``."""
 
     def __init__(self, store: Store, rules: Rules, open_camera: OpenCamera, make_watcher: MakeWatcher,
-                 settings: Settings | None = None) -> None:
+                 settings: Settings | None = None,
+                 make_computer: Callable[[Opponent], Searcher] = make_computer) -> None:
+        """``make_computer`` gives the computer player for a game against it (tests pass a fake)."""
         self.store = store
         self.default_rules = rules
         self.settings = settings or Settings()
@@ -282,6 +305,12 @@ class Companion:
         self._truths: dict[Cell, tuple[Colour, Piece] | None] = {}
         self._overlay: Any = None
         self._recent: tuple[Any, ...] = ()   # the last few raw camera pictures, newest last
+        self.opponent: Opponent | None = None   # the computer's side in a game against it
+        self._thinker = Thinker(make_computer)
+        # One Analysis per position of the game (the chart), and the verdicts they follow: kept in step
+        # with the referee at each publish, so a verdict costs one analyse(), not the whole game.
+        self._analysis: list[Analysis] = []
+        self._analysed: list[tuple] = []
         self._load_latest()
 
     # ---- game state ------------------------------------------------------------------------------
@@ -292,8 +321,13 @@ class Companion:
         # A game with moves is being resumed: the table checks the board against it before ruling.
         self._start_game(game, resumed=bool(self.store.actions(game.id)))
 
-    def _create_game(self, rules: Rules, red: str, black: str) -> GameRow:
-        game_id = self.store.new_game(rules, red, black)
+    def _create_game(self, rules: Rules, red: str, black: str, opponent: Opponent | None = None) -> GameRow:
+        if opponent is not None:     # the computer's side is named for the display and the records
+            if opponent.colour is Colour.RED:
+                red = red or opponent.name
+            else:
+                black = black or opponent.name
+        game_id = self.store.new_game(rules, red, black, opponent.to_json() if opponent else None)
         row = self.store.game(game_id)
         assert row is not None
         return row
@@ -302,10 +336,87 @@ class Companion:
         actions = self.store.actions(game.id)
         self.game = game
         self.log = GameLog.replay(game.rules, actions)
+        self.opponent = opponent_of(game.opponent)
+        self._thinker.forget()        # a restart or another game: the computer thinks again
+        self._analysis, self._analysed = [], []
         # A restarted or changed game: the table checks the board against the stored game.
-        self.watcher = self._make_watcher(self.log.referee, resumed)
+        self.watcher = self._new_watcher(self.log.referee, resumed)
         self._event_flags = {k: v for k, v in self._event_flags.items() if k[1] is None}
         self._truths = {}
+
+    def _new_watcher(self, referee: Referee, resumed: bool) -> Watch:
+        """A watcher for ``referee``; in a game against the computer its table accepts the computer's
+        colour only as instructed."""
+        watcher = self._make_watcher(referee, resumed)
+        if self.opponent is not None and not install(watcher, resumed, self.opponent.colour, self._told):
+            log.warning("this watcher has no table: the computer's pieces are ruled without checking the instruction")
+        return watcher
+
+    def _told(self) -> Move | None:
+        """The computer's instructed move for the position now, once it has chosen."""
+        told = self._thinker.instruction(position_key(self.game.id, self.log.referee))
+        return told.move if told else None
+
+    # ---- the computer opponent and the analysis ----------------------------------------------------
+    def _think(self) -> None:
+        """When the computer is to move, have it search this position in the background (lock held)."""
+        opponent, referee = self.opponent, self.log.referee
+        if opponent is None or referee.over or referee.to_move is not opponent.colour or self._stop.is_set():
+            return
+        self._thinker.think(position_key(self.game.id, referee), referee, opponent, self._answered)
+
+    def _answered(self, key: Any, choice: Any, error: str | None) -> None:
+        """The search thread's answer: shown if the position is still the one searched, else dropped."""
+        with self._lock:
+            current = key == position_key(self.game.id, self.log.referee)
+            self._thinker.settle(key, choice, error, current)
+            if current:
+                self._publish()
+            else:
+                self._think()      # the board moved on meanwhile: search the position there is now
+
+    def _computer_state(self) -> dict | None:
+        opponent = self.opponent
+        if opponent is None:
+            return None
+        referee = self.log.referee
+        to_move = not referee.over and referee.to_move is opponent.colour
+        told = self._thinker.instruction(position_key(self.game.id, referee)) if to_move else None
+        error = self._thinker.error if to_move and told is None else None
+        return {**opponent.to_json(), "name": opponent.name, "to_move": to_move,
+                "thinking": to_move and told is None and error is None,
+                "instruction": told.to_json() if told else None, "error": error}
+
+    def _update_analysis(self) -> list[Analysis]:
+        """The analysis of every position so far, brought up to date with the referee: one new
+        position costs one ``analyse``; an undo drops positions; anything else replays the game."""
+        referee = self.log.referee
+        standing = [(v.n, v.colour, v.move, v.outcome) for v in referee.verdicts if v.outcome is not Outcome.REJECTED]
+        have = self._analysed
+        same = 0
+        while same < min(len(have), len(standing)) and have[same] == standing[same]:
+            same += 1
+        if self._analysis and same == len(have) == len(standing):
+            pass
+        elif self._analysis and same == len(have) and len(standing) == same + 1:
+            self._analysis.append(replace(analyse(referee), n=standing[-1][0]))
+        elif self._analysis and same == len(standing):
+            del self._analysis[same + 1:]          # taken back: the earlier positions are as they were
+        else:
+            self._analysis = analyse_game(referee)
+        self._analysed = standing
+        return self._analysis
+
+    def _analysis_state(self) -> dict:
+        positions = self._update_analysis()
+        now = positions[-1]
+        colours = [c.value for c in Colour]
+        return {
+            "distance": {c.value: now.distance[c] for c in Colour},
+            "threats": {c.value: [str(cell) for cell in sorted({m.cell for m in now.threats[c]},
+                                                               key=lambda cell: cell.index)] for c in Colour},
+            "history": [{"n": a.n, **{name: a.distance[Colour(name)] for name in colours}} for a in positions],
+        }
 
     def _sync_result(self) -> None:
         referee = self.log.referee
@@ -476,7 +587,8 @@ class Companion:
                                                 "message": message or f"can't read {cell}"}
         elif kind == "board-empty":
             if self.log.referee.over and self.settings.auto_new_game:
-                self._new_game_locked(self.game.rules, self.game.red, self.game.black, resumed=False)
+                self._new_game_locked(self.game.rules, self.game.red, self.game.black, resumed=False,
+                                      opponent=self.opponent)
         else:
             return False
         return True
@@ -533,6 +645,7 @@ class Companion:
     # ---- publishing -------------------------------------------------------------------------------
     def _publish(self) -> None:
         """Build the state from the game (lock held) and wake every waiting client."""
+        self._think()
         state = self._build_state()
         with self._changed:
             self._version += 1
@@ -554,6 +667,10 @@ class Companion:
         flag_cells = {f["cell"]: f["kind"] for f in flags if f.get("cell")}
         rules = referee.rules
         status = getattr(self.watcher, "status", "")
+        analysis = self._analysis_state()
+        computer = self._computer_state()
+        told = computer["instruction"] if computer else None
+        ghost = (told["cell"], told["colour"], told["piece"]) if told else None
         return {
             "game": self.game.to_json(),
             "next": referee.to_move.value if referee.to_move else None,
@@ -575,7 +692,10 @@ class Companion:
             "seen": self._seen,
             "decided": self._decided,
             "frame_t": self._frame_t,
-            "svg": board_svg(cells, last=last, wave=wave, flags=flag_cells, red_sides=rules.red_sides),
+            "analysis": analysis,
+            "computer": computer,
+            "svg": board_svg(cells, last=last, wave=wave, flags=flag_cells, red_sides=rules.red_sides,
+                             threats=analysis["threats"], ghost=ghost),
         }
 
     def state(self) -> dict:
@@ -625,7 +745,7 @@ class Companion:
         profile); the game goes on, and the new table checks the board against it."""
         with self._lock:
             self._make_watcher = make_watcher
-            self.watcher = make_watcher(self.log.referee, True)
+            self.watcher = self._new_watcher(self.log.referee, True)
             self._publish()
 
     def game_rules(self) -> Rules:
@@ -633,20 +753,28 @@ class Companion:
         with self._lock:
             return self.game.rules
 
-    def new_game(self, rules: Rules | None = None, red: str = "", black: str = "") -> dict:
-        """End the current game (as it stands) and start another; returns the new state."""
+    def new_game(self, rules: Rules | None = None, red: str = "", black: str = "",
+                  opponent: Opponent | None = None) -> dict:
+        """End the current game (as it stands) and start another (``opponent``: against the computer,
+        which plays that side); returns the new state."""
         with self._lock:
-            self._new_game_locked(rules or self.game.rules, red, black, resumed=True)
+            self._new_game_locked(rules or self.game.rules, red, black, resumed=True, opponent=opponent)
             self._publish()
             return self.state()
 
-    def _new_game_locked(self, rules: Rules, red: str, black: str, resumed: bool) -> None:
+    def _new_game_locked(self, rules: Rules, red: str, black: str, resumed: bool,
+                         opponent: Opponent | None = None) -> None:
         self.store.set_result(self.game.id, self.log.referee.result, ended=True)
-        self._start_game(self._create_game(rules, red, black), resumed=resumed)
+        self._start_game(self._create_game(rules, red, black, opponent), resumed=resumed)
+
+    def game_opponent(self) -> Opponent | None:
+        """The computer's side in the current game (None: two people)."""
+        with self._lock:
+            return self.opponent
 
     def end_game(self) -> dict:
-        """End the current game as it stands; a fresh one with the same rules and players follows."""
-        return self.new_game(self.game.rules, self.game.red, self.game.black)
+        """End the current game as it stands; a fresh one with the same rules, players and opponent follows."""
+        return self.new_game(self.game.rules, self.game.red, self.game.black, self.opponent)
 
     def undo(self) -> dict:
         """Take back the last legal or illegal verdict (its piece must come off the board)."""
@@ -660,7 +788,7 @@ class Companion:
                 table.undo()
             else:
                 self.log.undo()
-                self.watcher = self._make_watcher(self.log.referee, True)
+                self.watcher = self._new_watcher(self.log.referee, True)
             self._sync_result()
             self._publish()
             return self.state()
@@ -690,7 +818,7 @@ class Companion:
                     raise ControlError(f"the game has nothing on {target} to take away")
                 self.store.add_correction(self.game.id, str(target), shown_colour, shown_piece)
                 self.log.correct(str(target), shown_colour, shown_piece)
-                self.watcher = self._make_watcher(self.log.referee, True)
+                self.watcher = self._new_watcher(self.log.referee, True)
                 self._truths[target] = (Colour(shown_colour), Piece.parse(shown_piece)) \
                     if shown_piece and shown_colour else None
                 self._sync_result()

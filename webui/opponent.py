@@ -231,10 +231,12 @@ class Thinker:
             error = f"the computer could not choose a move ({type(err).__name__})"
         answered(key, choice, error)
 
-    def settle(self, key: Hashable, choice: Any, error: str | None) -> bool:
-        """Keep the answer for ``key`` (the owner passes whether ``key`` is still the position).
-        True when the answer was kept."""
+    def settle(self, key: Hashable, choice: Any, error: str | None, current: bool = True) -> bool:
+        """Keep the answer for ``key`` when it is still the position (``current``); an answer for a
+        position that has changed meanwhile is dropped. True when the answer was kept."""
         self.busy = None
+        if not current:
+            return False
         if error is not None:
             self._failed, self.error = key, error
             return False
