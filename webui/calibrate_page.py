@@ -133,10 +133,14 @@ class CalibrationDesk:
         if not self._busy.acquire(blocking=False):
             raise ApiError(409, "a check is already running: wait for its results")
         try:
-            # Copies, once per check: a camera driver may reuse its buffers while we measure.
-            frames = [np.array(image, copy=True) for image in images]
+            # Only colour pictures of the newest size (a camera restarted at another resolution leaves older
+            # ones); copies, once per check, as a camera driver may reuse its buffers while we measure.
+            colour = [im for im in images if isinstance(im, np.ndarray) and im.ndim == 3 and im.shape[2] == 3]
+            if not colour:
+                raise ApiError(409, "cannot check: calibration needs colour pictures from the camera")
+            frames = [np.array(im, copy=True) for im in colour if im.shape == colour[-1].shape]
             lens, judged = kept_lens(self.profile_path)
-            size = (frames[-1].shape[1], frames[-1].shape[0]) if frames[-1].ndim >= 2 else None
+            size = (frames[-1].shape[1], frames[-1].shape[0])
             note = None
             if lens is not None and tuple(lens.image_size) != size:
                 note = _lens_misfit(lens, size)
@@ -254,6 +258,10 @@ def calibration_blueprint(config: Any = None) -> Blueprint:
                            float(getattr(getattr(config, "vision", None), "stable_seconds", None)
                                  or DEFAULT_STABLE_SECONDS))
     bp = Blueprint("calibrate", __name__)
+
+    @bp.record_once
+    def remember(state: Any) -> None:   # the page's state, reachable from the app (tests, tools)
+        state.app.extensions["calibration"] = desk
 
     @bp.get("/calibrate")
     def page() -> str:
