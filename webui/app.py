@@ -29,6 +29,7 @@ from engine import Colour, GameRecord
 from engine.record import parse_inventory
 from webui.boardsvg import board_svg
 from webui.companion import Companion, ControlError
+from webui.opponent import Opponent
 from webui.store import rules_from_json, rules_to_json
 
 log = logging.getLogger(__name__)
@@ -480,7 +481,14 @@ def create_app(companion: Companion, *, pin: str | None, secret_key: bytes, conf
             rules = rules_from_json(rules_data, base)
         except (ValueError, TypeError) as err:
             raise ApiError(400, str(err)) from None
-        state = companion.new_game(rules, text_field(data, "red"), text_field(data, "black"))
+        opponent = companion.game_opponent()      # absent: the same kind of game as now
+        if "computer" in data:
+            try:
+                opponent = Opponent.from_json({"colour": data["computer"], "level": data.get("level", 3),
+                                               "seconds": data.get("seconds", 1.0)})
+            except ValueError as err:
+                raise ApiError(400, str(err)) from None
+        state = companion.new_game(rules, text_field(data, "red"), text_field(data, "black"), opponent)
         return jsonify(state)
 
     @app.post("/api/game/end")

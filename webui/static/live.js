@@ -10,6 +10,9 @@
   let dismissed = null;
   let previewRetry = null;
   let shownKey = null;
+  let announcedInstruction = null;
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  const CHART = { w: 320, h: 130, left: 30, right: 10, top: 10, bottom: 24 };
 
   function title(colour) { return colour ? colour.charAt(0).toUpperCase() + colour.slice(1) : ""; }
 
@@ -81,6 +84,119 @@
     }
   }
 
+  function svgEl(name, attrs, text) {
+    const el = document.createElementNS(SVG_NS, name);
+    for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, String(value));
+    if (text !== undefined) el.textContent = text;
+    return el;
+  }
+
+  function needs(colour, d) {
+    if (d === null || d === undefined) return title(colour) + " can't connect";
+    if (d === 0) return title(colour) + " has connected";
+    return title(colour) + " needs " + d;
+  }
+
+  // The chart: each player's fewest placements still needed, one point per position of the game.
+  function renderChart(analysis) {
+    const chart = $("chart");
+    const legend = $("chart-legend");
+    if (!chart || !legend) return;
+    chart.replaceChildren();
+    legend.replaceChildren();
+    const history = (analysis && analysis.history) || [];
+    if (!history.length) return;
+    let top = 4;
+    for (const point of history) {
+      for (const colour of ["red", "black"]) {
+        if (typeof point[colour] === "number") top = Math.max(top, point[colour]);
+      }
+    }
+    const width = CHART.w - CHART.left - CHART.right;
+    const height = CHART.h - CHART.top - CHART.bottom;
+    const x = (i) => CHART.left + (history.length > 1 ? (i * width) / (history.length - 1) : width / 2);
+    const y = (d) => CHART.top + height - (d * height) / top;
+    chart.appendChild(svgEl("line", { class: "axis", x1: CHART.left, y1: y(0), x2: CHART.w - CHART.right, y2: y(0) }));
+    chart.appendChild(svgEl("text", { class: "tick", x: CHART.left - 6, y: y(0) + 5, "text-anchor": "end" }, "0"));
+    chart.appendChild(svgEl("text", { class: "tick", x: CHART.left - 6, y: y(top) + 12, "text-anchor": "end" }, String(top)));
+    chart.appendChild(svgEl("text", { class: "tick", x: CHART.w - CHART.right, y: CHART.h - 4, "text-anchor": "end" },
+      "move " + history[history.length - 1].n));
+    for (const colour of ["red", "black"]) {
+      // a position where the player cannot connect any more breaks the line
+      let run = [];
+      const runs = [run];
+      history.forEach((point, i) => {
+        if (typeof point[colour] === "number") run.push(x(i).toFixed(1) + "," + y(point[colour]).toFixed(1));
+        else if (run.length) { run = []; runs.push(run); }
+      });
+      for (const points of runs) {
+        if (points.length > 1) chart.appendChild(svgEl("polyline", { class: "line " + colour, points: points.join(" ") }));
+      }
+      const last = history[history.length - 1][colour];
+      if (typeof last === "number") {
+        chart.appendChild(svgEl("circle", { class: "dot " + colour, cx: x(history.length - 1), cy: y(last), r: 5 }));
+      }
+      const item = document.createElement("span");
+      item.className = "needs " + colour;
+      item.dataset.colour = colour;
+      item.textContent = needs(colour, analysis.distance ? analysis.distance[colour] : last);
+      legend.appendChild(item);
+    }
+  }
+
+  function cellList(cells) {
+    if (cells.length <= 3) return cells.length > 1 ? cells.slice(0, -1).join(", ") + " and " + cells[cells.length - 1] : cells[0];
+    return cells.slice(0, 3).join(", ") + " and " + (cells.length - 3) + " more";
+  }
+
+  function renderThreats(s) {
+    const box = $("threats");
+    if (!box) return;
+    box.replaceChildren();
+    const threats = (s.analysis && s.analysis.threats) || {};
+    let any = false;
+    for (const colour of ["red", "black"]) {
+      const cells = threats[colour] || [];
+      if (!cells.length || s.winner || s.draw) continue;
+      any = true;
+      const line = document.createElement("span");
+      line.className = "threat " + colour;
+      line.dataset.colour = colour;
+      line.textContent = title(colour) + (s.next === colour ? " can connect now at " : " threatens to connect at ") +
+        cellList(cells);
+      box.appendChild(line);
+    }
+    box.hidden = !any;
+  }
+
+  function renderInstruction(s) {
+    const box = $("instruction");
+    if (!box) return;
+    const computer = s.computer;
+    const told = computer && computer.instruction;
+    if (!computer || !(told || computer.thinking || computer.error)) {
+      box.hidden = true;
+      return;
+    }
+    box.className = "instruction " + computer.colour + (told ? "" : " waiting");
+    box.dataset.move = told ? told.move : "";
+    if (told) {
+      $("instruction-text").textContent = told.text;
+      $("instruction-detail").textContent = told.detail.charAt(0).toUpperCase() + told.detail.slice(1);
+    } else {
+      $("instruction-text").textContent = computer.error ? "The computer is stuck" : "The computer is thinking…";
+      $("instruction-detail").textContent = computer.error || "its move appears here in a moment";
+    }
+    box.hidden = false;
+    if (told) {
+      const key = s.game.id + ":" + s.moves.length + ":" + told.move;
+      if (announcedInstruction !== key) {
+        announcedInstruction = key;
+        if (speechOn(s)) say(told.spoken);
+      }
+    }
+  }
+
   function renderTurn(s) {
     const turn = $("turn");
     if (s.winner) {
@@ -91,7 +207,7 @@
       turn.textContent = "Drawn";
     } else if (s.next) {
       turn.className = "turn " + s.next;
-      turn.textContent = title(s.next) + " to move";
+      turn.textContent = title(s.next) + " to move" + (s.computer && s.computer.colour === s.next ? " (the computer)" : "");
     } else {
       turn.className = "turn";
       turn.textContent = "";
@@ -154,6 +270,9 @@
     $("sides").textContent = "Red joins " + s.sides.red + "; Black joins " + s.sides.black + ".";
     renderCamera(s);
     speakNew(s);
+    renderInstruction(s);
+    renderThreats(s);
+    renderChart(s.analysis);
     renderWinner(s);
   }
 
