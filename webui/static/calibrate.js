@@ -60,7 +60,7 @@
   function drawCheck(last) {
     $("checks").replaceChildren(...last.checks.map(checkItem));
     let head = last.ok ? "Passed" : (last.board_found ? "Failed: " + last.failed.join(", ") : "No board found");
-    head += ", checked " + last.when + " on " + last.frames + " picture(s) of " + last.resolution.join("x");
+    head += ", checked at " + last.when.slice(11, 19) + " UTC on " + last.frames + " picture(s) of " + last.resolution.join("x");
     $("last-summary").textContent = head + (last.saved ? "; saved and in use." : ".");
     canSave = last.board_found;
     const force = $("save-force");
