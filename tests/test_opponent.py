@@ -1,13 +1,21 @@
 """Playing the computer on the physical board: the opponent stored with the game, the instruction the
 display gives, the table that accepts only the instructed piece, and the search kept off the camera loop."""
 
+import random
 import sqlite3
+import threading
+import time
 
 import pytest
 
-from engine import Colour, Move, Rules
+from engine import Cell, Colour, Move, Piece, Referee, Rules
+from engine.ai import Choice, Computer, random_move
+from webui.app import create_app, load_secret_key
+from webui.companion import Companion, ScriptedGame, ScriptedSource, Settings
 from webui.opponent import Instruction, Opponent, laying_advice, wave_words
 from webui.store import Store
+
+FAST = Settings(backoff_start=0.02, backoff_cap=0.05, stall_seconds=0.5, speech=False)
 
 # ---- the opponent and its storage -------------------------------------------------------------------
 
@@ -54,3 +62,283 @@ def test_the_instruction_names_the_piece_the_cell_and_how_the_wave_runs():
     assert "any way round" in laying_advice(Move.parse("nesw@A1").piece, Colour.RED)
     assert laying_advice(Move.parse("w@A1").piece, Colour.RED) == \
         "lay the red terminator so its wave runs west from the middle"
+
+
+# ---- a game against the computer, driven frame by frame -----------------------------------------------
+
+class Told:
+    """A fake computer: answers with ``move`` (or the first legal placement), at once or when released."""
+
+    def __init__(self, move: str | None = None, hold: bool = False) -> None:
+        self.move = Move.parse(move) if move else None
+        self.release = threading.Event()
+        if not hold:
+            self.release.set()
+        self.threads: list[str] = []
+        self.positions: list[int] = []
+
+    def __call__(self, opponent: Opponent) -> "Told":
+        return self
+
+    def search(self, referee: Referee):
+        self.threads.append(threading.current_thread().name)
+        self.positions.append(len(referee.verdicts))
+        self.release.wait(10)
+        move = self.move or next(referee.board.legal_placements(referee.available(referee.to_move)))
+        return Choice(move, referee.to_move, 0.5, 0.0, 1, 1)
+
+
+def against(computer, script: list[str], store: Store | None = None, colour: Colour = Colour.BLACK,
+            realtime: bool = False) -> Companion:
+    """A companion (not started) playing a new game against ``computer``, which plays ``colour``."""
+    game = ScriptedGame(script, frames_per_step=1)
+    companion = Companion(store or Store(":memory:"), Rules(),
+                          lambda: ScriptedSource(fps=50, realtime=realtime), game.watcher, FAST, make_computer=computer)
+    companion.new_game(Rules(), "Ann", "", Opponent(colour, level=1, seconds=0.5))
+    companion.source = companion._open_camera()
+    return companion
+
+
+def step(companion: Companion, steps: int = 1) -> dict:
+    """Show the companion frames until the script has taken ``steps`` more steps (the loop's own work)."""
+    game = companion.watcher.game
+    target = min(game.position + steps, len(game.steps))
+    for _ in range(10 * steps + 5):
+        if game.position >= target and game.frames:
+            break
+        companion._process(companion.source.read())
+    return companion.state()
+
+
+def instructed(companion: Companion, timeout: float = 10.0) -> dict:
+    """The state once the computer's instruction is shown."""
+    state = companion.state()
+    deadline = time.monotonic() + timeout
+    while not (state.get("computer") or {}).get("instruction"):
+        assert time.monotonic() < deadline, f"no instruction; computer: {state.get('computer')}"
+        state = companion.wait_for_change(state["version"], 0.2) or companion.state()
+    return state
+
+
+def verdicts(state: dict) -> list[tuple[str, str, str]]:
+    return [(m["colour"], m["move"], m["verdict"]) for m in state["moves"]]
+
+
+def test_the_instruction_appears_and_the_piece_laid_as_told_is_the_computers_move():
+    computer = Told("ns@J10")
+    companion = against(computer, ["red ew@E5", "computer", "red ew@F5"])
+    state = step(companion)               # the first look, then Red's piece
+    assert state["computer"]["colour"] == "black" and state["next"] == "black"
+    state = instructed(companion)
+    told = state["computer"]["instruction"]
+    assert told["move"] == "ns@J10" and told["text"] == "Black plays straight ns at J10"
+    assert told["detail"] == "lay the black straight so its wave runs north and south"
+    assert 'class="ghost black" data-cell="J10" data-piece="ns"' in state["svg"]
+    assert state["game"]["black"] == "Computer (level 1)" and state["game"]["opponent"]["colour"] == "black"
+    state = step(companion)               # the scripted person lays exactly what was told
+    assert verdicts(state) == [("red", "ew@E5", "legal"), ("black", "ns@J10", "legal")]
+    assert state["computer"]["instruction"] is None and not state["computer"]["to_move"]
+    assert "ghost" not in state["svg"]
+    state = step(companion)
+    assert verdicts(state)[-1] == ("red", "ew@F5", "legal")
+    assert computer.threads == ["computer"] * 2      # one search per computer turn, never on the loop
+
+
+@pytest.mark.parametrize(("wrong", "advice"), [
+    ("black ew@A1", "that is not the computer's move: take the black straight ew off A1 and put the black "
+                    "straight ns on J10"),
+    ("black ew@J10", "that is not the computer's move: turn the black straight on J10 to ns (its wave running "
+                     "north and south)"),
+])
+def test_a_piece_laid_otherwise_is_flagged_and_not_accepted_until_the_told_one_is_laid(wrong, advice):
+    store = Store(":memory:")
+    companion = against(Told("ns@J10"), ["red ew@E5", wrong, "wait 1", f"off {wrong.split('@')[1]}", "computer"],
+                        store=store)
+    step(companion)
+    instructed(companion)
+    state = step(companion)
+    flag = next(f for f in state["flags"] if f["cell"] == wrong.split("@")[1])
+    assert flag["kind"] == "rejected-piece" and flag["message"] == advice
+    assert verdicts(state) == [("red", "ew@E5", "legal")]      # not a move: nothing ruled, nothing stored
+    assert [a.move for a in store.actions(companion.game.id)] == ["ew@E5"]
+    state = step(companion)             # the flag stands while the wrong piece lies there
+    assert flag in state["flags"] and verdicts(state) == [("red", "ew@E5", "legal")]
+    state = step(companion, 2)          # taken off, then laid as told
+    assert ("black", "ns@J10", "legal") in verdicts(state)
+    assert not [f for f in state["flags"] if f["kind"] == "rejected-piece"]
+
+
+def test_a_computer_piece_laid_before_the_computer_has_chosen_is_flagged():
+    computer = Told("ns@J10", hold=True)
+    companion = against(computer, ["red ew@E5", "black ns@J10"])
+    state = step(companion, 2)
+    assert state["computer"]["thinking"] and state["computer"]["instruction"] is None
+    flag = next(f for f in state["flags"] if f["cell"] == "J10")
+    assert flag["message"].startswith("the computer has not chosen its move yet: take the black straight ns off J10")
+    assert verdicts(state) == [("red", "ew@E5", "legal")]
+    computer.release.set()
+    instructed(companion)
+
+
+def test_a_computer_piece_on_the_persons_turn_is_flagged_not_ruled_in_some_order():
+    """Red's piece and a black piece seen at once: Black's would be legal after Red's, but the computer
+    never told anyone to lay it."""
+    companion = against(Told(), ["wait 1", "red ew@E5"])
+    step(companion)
+    companion.watcher.game.board[Cell.parse("A1")] = (Colour.BLACK, Piece.parse("ns"))
+    state = step(companion)             # the board is seen with both pieces on it
+    assert verdicts(state) == []
+    assert "it is Red's turn, not the computer's" in next(f for f in state["flags"] if f["cell"] == "A1")["message"]
+
+
+def test_the_search_runs_off_the_camera_loop_and_frames_keep_coming_while_it_thinks():
+    computer = Told("ns@J10", hold=True)
+    companion = against(computer, ["red ew@E5", "computer", "red ew@F5"], realtime=True)
+    companion.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not computer.threads:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        frames = companion._frames
+        time.sleep(0.3)                  # the search is stuck; the loop is not
+        assert companion._frames >= frames + 5
+        state = companion.state()
+        assert state["computer"]["thinking"] and state["next"] == "black"
+        computer.release.set()
+        deadline = time.monotonic() + 10
+        while len(companion.state()["moves"]) < 3:
+            assert time.monotonic() < deadline, companion.state()["moves"]
+            time.sleep(0.02)
+        assert verdicts(companion.state())[1:] == [("black", "ns@J10", "legal"), ("red", "ew@F5", "legal")]
+        assert set(computer.threads) == {"computer"}         # never "companion", the loop thread
+    finally:
+        computer.release.set()
+        companion.stop()
+
+
+def test_an_answer_for_a_position_that_has_changed_is_dropped_and_the_new_one_searched():
+    computer = Told(hold=True)
+    companion = against(computer, ["red ew@E5", "off E5", "red ew@A5"])
+    step(companion)
+    deadline = time.monotonic() + 10
+    while not computer.threads:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    companion.undo()                     # Red's piece taken back while the computer thinks
+    computer.release.set()
+    deadline = time.monotonic() + 10
+    while companion._thinker.busy is not None:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    state = companion.state()
+    assert state["next"] == "red" and not state["computer"]["to_move"] and companion._thinker.answer is None
+    state = step(companion, 2)           # E5 off, Red plays A5: a new search for the new position
+    state = instructed(companion)
+    assert computer.positions == [1, 1] and state["moves"][-1]["move"] == "ew@A5"
+    assert companion._thinker.searches == 2
+
+
+def test_after_a_restart_the_game_is_still_against_the_computer_and_it_thinks_again(tmp_path):
+    store = Store(tmp_path / "games.sqlite3")
+    first = Told("ns@J10")
+    companion = against(first, ["red ew@E5"], store=store)
+    step(companion)
+    instructed(companion)
+    game_id = companion.game.id
+    companion.stop()
+    again = Told("ns@J10")
+    restarted = Companion(Store(tmp_path / "games.sqlite3"), Rules(), lambda: ScriptedSource(50, realtime=False),
+                          ScriptedGame([]).watcher, FAST, make_computer=again)
+    with restarted._lock:
+        restarted._publish()
+    state = instructed(restarted)
+    assert restarted.game.id == game_id and state["computer"]["instruction"]["move"] == "ns@J10"
+    assert again.positions == [1]
+    restarted.stop()
+
+
+def test_a_search_that_fails_is_shown_and_not_retried_in_a_loop():
+    class Broken:
+        calls = 0
+
+        def search(self, referee):
+            Broken.calls += 1
+            raise RuntimeError("bug")
+
+    companion = against(lambda opponent: Broken(), ["red ew@E5"])
+    step(companion)
+    deadline = time.monotonic() + 10
+    while not (companion.state()["computer"] or {}).get("error"):
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    state = companion.state()
+    assert "could not choose a move (RuntimeError)" in state["computer"]["error"] and not state["computer"]["thinking"]
+    with companion._lock:
+        companion._publish()
+    assert Broken.calls == 1
+
+
+def test_a_whole_game_against_the_real_computer_player_plays_to_its_end():
+    """The person (random placements) and the computer (level 1) take turns until the game ends;
+    every black piece is the instruction shown just before it was laid."""
+    companion = against(lambda o: Computer(level=1, seconds=None, seed=3), [])
+    script = companion.watcher.game.steps
+    shown: list[str] = []
+    rng = random.Random(4)
+    for _ in range(120):
+        referee = companion.log.referee
+        if referee.over:
+            break
+        if referee.to_move is Colour.BLACK:
+            shown.append(instructed(companion)["computer"]["instruction"]["move"])
+            script.append("computer")
+        else:
+            script.append(f"red {random_move(referee, rng)}")
+        step(companion)
+    state = companion.state()
+    assert state["result"] != "ongoing"
+    black = [m["move"] for m in state["moves"] if m["colour"] == "black"]
+    assert black == shown and all(m["verdict"] == "legal" for m in state["moves"])
+    assert len(state["analysis"]["history"]) == len(state["moves"]) + 1
+
+
+# ---- the control page and API -------------------------------------------------------------------------
+
+@pytest.fixture
+def client(tmp_path):
+    companion = Companion(Store(":memory:"), Rules(), lambda: ScriptedSource(50, realtime=False),
+                          ScriptedGame([]).watcher, Settings(), make_computer=Told())
+    with companion._lock:
+        companion._publish()
+    app = create_app(companion, pin="2468", secret_key=load_secret_key(tmp_path), threads=4)
+    client = app.test_client()
+    token = client.get("/api/session").get_json()["csrf"]
+    token = client.post("/api/login", json={"pin": "2468"}, headers={"X-CSRF-Token": token}).get_json()["csrf"]
+    client.environ_base["HTTP_X_CSRF_TOKEN"] = token
+    yield client
+    companion.stop()
+
+
+def test_a_new_game_against_the_computer_through_the_api_and_back_to_two_people(client):
+    state = client.post("/api/game/new", json={"computer": "red", "level": "2", "seconds": "1.5",
+                                               "black": "Bea"}).get_json()
+    assert state["computer"]["colour"] == "red" and state["computer"]["level"] == 2
+    assert state["computer"]["seconds"] == 1.5 and state["game"]["red"] == "Computer (level 2)"
+    assert state["next"] == "red" and state["computer"]["to_move"]
+    page = client.get("/control").get_data(as_text=True)
+    assert '<option value="red" selected>' in page and "The computer plays red (level 2" in page
+    kept = client.post("/api/game/end", json={}).get_json()
+    assert kept["computer"]["colour"] == "red"                   # ending a game keeps its kind
+    same = client.post("/api/game/new", json={}).get_json()
+    assert same["computer"]["colour"] == "red"
+    people = client.post("/api/game/new", json={"computer": "none"}).get_json()
+    assert people["computer"] is None and people["game"]["opponent"] is None
+
+
+@pytest.mark.parametrize("body", [{"computer": "green"}, {"computer": "black", "level": 7},
+                                  {"computer": "black", "seconds": "soon"}, {"computer": "black", "seconds": 500},
+                                  {"computer": ["black"]}])
+def test_a_bad_computer_setting_is_a_400_with_a_reason(client, body):
+    response = client.post("/api/game/new", json=body)
+    assert response.status_code == 400 and "computer" in response.get_json()["error"]
