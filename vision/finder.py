@@ -25,7 +25,7 @@ from vision.artwork import ARUCO_DICTIONARY, BoardLayout
 
 #: Canonical grid image: pixels per cell and the margin kept around the grid (in cells), so that a
 #: tile pushed 20% off a rim cell is still wholly inside the image.
-PX_PER_CELL = 40
+PX_PER_CELL = 32
 MARGIN_CELLS = 0.25
 #: Marker detection runs on a copy scaled so that its longer side is at most this many pixels;
 #: corners are then refined at full resolution. A marker is 1.2 cells, so on a board that fills a

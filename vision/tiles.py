@@ -60,7 +60,7 @@ class ColourModel:
     arm_margin: float = 0.22       # each arm's scaled cream level must be this far from 0.5 (x2)
     hub_contrast_min: float = 0.30  # hub minus body cream level: below this it is no tile
     glare_max: float = 1.10        # a cell's white this many times its neighbourhood's: glare
-    residual_max: float = 0.20     # mean difference between the patch and the ideal tile picture
+    residual_max: float = 0.165    # mean difference between the patch and the ideal tile picture
 
     @classmethod
     def from_profile(cls, profile: dict | None) -> ColourModel:
@@ -308,7 +308,7 @@ class TileReader:
     def _centres(self, response: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Tile centres (x, y) near each cell centre, and the template response there."""
         p = self.geometry.px_per_cell
-        reach = int(round(0.25 * p))
+        reach = int(round(0.3 * p))
         win = np.lib.stride_tricks.sliding_window_view(response, (2 * reach + 1, 2 * reach + 1))
         x0 = np.rint(self._cx).astype(int) - reach
         y0 = np.rint(self._cy).astype(int) - reach
@@ -329,7 +329,10 @@ class TileReader:
         dy = vertex(windows[rr, cc, iym, ix], peak, windows[rr, cc, iyp, ix])
         cx = x0 + ix + np.clip(dx, -0.5, 0.5)
         cy = y0 + iy + np.clip(dy, -0.5, 0.5)
-        return cx.astype(np.float32), cy.astype(np.float32), peak
+        # A best match on the rim of the search window is the edge of something larger (neighbours
+        # seen together), not a tile centred near this cell: its template response does not count.
+        on_rim = (ix == 0) | (ix == 2 * reach) | (iy == 0) | (iy == 2 * reach)
+        return cx.astype(np.float32), cy.astype(np.float32), np.where(on_rim, -1.0, peak)
 
     def _angles(self, cream: np.ndarray, cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
         """Each tile's turn in radians, from the 4-fold symmetric mean of its edge directions."""
@@ -386,6 +389,7 @@ class TileReader:
         middle_other = self._cell_shares(other, 0.18, 0.82)
 
         cx, cy, peak = self._centres(self._hub_response(cream))
+        centred = (peak > 0).ravel()
         angle = self._angles(cream, cx, cy)
         # Cream and redness travel together through one remap.
         patches = self._patches(np.dstack([cream, redness]), cx, cy, angle)
@@ -431,7 +435,7 @@ class TileReader:
 
         occluded = (cell_other > mdl.other_max).ravel()
         occupied = middle_body > mdl.occupied_min
-        tile_ok = (occupied & ~occluded & (contrast > mdl.hub_contrast_min) & (arms > 0)
+        tile_ok = (occupied & centred & ~occluded & (contrast > mdl.hub_contrast_min) & (arms > 0)
                    & (arm_margin > mdl.arm_margin) & colour_ok & (residual < mdl.residual_max))
         # A neighbour pushed and turned reaches into the middle of a cell; what its outline (as read)
         # explains does not count against the cell being empty.
