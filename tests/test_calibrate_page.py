@@ -226,6 +226,16 @@ def test_a_good_board_checks_ok_and_its_profile_is_saved_and_read_with_at_once(c
     assert "saved and in use" in html and html.count('class="check ok"') == 7
 
 
+def test_after_a_restart_the_page_shows_how_the_profile_in_use_was_checked(client, companion, good_image, tmp_path):
+    headers = login(client)
+    show(companion, good_image, 1)
+    client.post("/api/calibrate/check", headers=headers)
+    client.post("/api/calibrate/save", headers=headers)
+    restarted = create_app(companion, pin=PIN, secret_key=load_secret_key(tmp_path), config=Config(state_dir=tmp_path))
+    html = restarted.test_client().get("/calibrate").get_data(as_text=True)
+    assert "the profile in use was checked like this" in html and html.count('class="check ok"') == 7
+
+
 def test_reset_removes_the_profile_and_reads_with_the_defaults(client, companion, good_image, tmp_path):
     headers = login(client)
     show(companion, good_image, 1)
