@@ -259,15 +259,25 @@ def test_a_checked_profile_left_too_long_is_not_saved(client, app, companion, go
     assert not (tmp_path / FILE_NAME).exists()
 
 
-def test_a_lens_model_made_with_the_cli_is_kept_by_a_check_on_the_page(client, companion, good_image, tmp_path):
-    lens = {"camera_matrix": [[900.0, 0, 480], [0, 900.0, 360], [0, 0, 1]], "dist_coeffs": [0.0, 0, 0, 0, 0],
-            "rms_px": 0.3, "image_size": [960, 720], "views_used": 9}
-    judged = {"name": "lens model", "ok": True, "measured": "reprojection 0.30 px from 9 of 12 pictures",
-              "advice": None, "warning": False}
-    (tmp_path / FILE_NAME).write_text(json.dumps({
-        "kind": "thoughtwave-calibration", "version": 1, "resolution": [960, 720],
+LENS_JUDGED = {"name": "lens model", "ok": True, "measured": "reprojection 0.30 px from 9 of 12 pictures",
+               "advice": None, "warning": False}
+
+
+def write_lens_profile(path, size: tuple[int, int]) -> dict:
+    """A profile made by ``thoughtwave calibrate --lens-images`` at ``size``, with no distortion to speak of."""
+    w, h = size
+    lens = {"camera_matrix": [[900.0, 0, w / 2], [0, 900.0, h / 2], [0, 0, 1]], "dist_coeffs": [0.0, 0, 0, 0, 0],
+            "rms_px": 0.3, "image_size": [w, h], "views_used": 9}
+    path.write_text(json.dumps({
+        "kind": "thoughtwave-calibration", "version": 1, "resolution": [w, h],
         "homography": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "cell_px": 40.0, "colour_model": {}, "lens": lens,
-        "checks": [judged], "created": "2026-01-01T00:00:00+00:00"}))
+        "checks": [LENS_JUDGED], "created": "2026-01-01T00:00:00+00:00"}))
+    return lens
+
+
+def test_a_lens_model_made_with_the_cli_is_kept_by_a_check_on_the_page(client, companion, good_image, tmp_path):
+    lens = write_lens_profile(tmp_path / FILE_NAME, (960, 720))
+    judged = LENS_JUDGED
     headers = login(client)
     show(companion, good_image, 1)
     data = client.post("/api/calibrate/check", headers=headers).get_json()
@@ -275,6 +285,19 @@ def test_a_lens_model_made_with_the_cli_is_kept_by_a_check_on_the_page(client, c
     assert client.post("/api/calibrate/save", headers=headers).status_code == 200
     saved = load_profile(tmp_path / FILE_NAME)
     assert saved.lens["camera_matrix"] == lens["camera_matrix"] and saved.colour_model
+
+
+def test_a_lens_model_of_another_resolution_is_not_used_and_the_check_says_so(client, companion, good_image,
+                                                                              tmp_path):
+    write_lens_profile(tmp_path / FILE_NAME, (1280, 960))
+    headers = login(client)
+    show(companion, good_image, 1)
+    data = client.post("/api/calibrate/check", headers=headers).get_json()
+    lens = by_name(data["checks"])["lens model"]
+    assert lens["status"] == "warn" and "1280x960" in lens["measured"] and "--lens-camera" in lens["advice"]
+    assert data["ok"] and data["lens"] is False
+    assert client.post("/api/calibrate/save", headers=headers).status_code == 200
+    assert load_profile(tmp_path / FILE_NAME).lens is None
 
 
 def test_a_damaged_profile_on_disk_is_reported_not_a_crash(client, tmp_path):
