@@ -36,15 +36,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def default_profile_path(args: argparse.Namespace) -> Path:
-    """``profile.json`` in the state directory named by --state-dir or the configuration."""
-    from calibration.profile import FILE_NAME
-    if getattr(args, "state_dir", None):
-        return Path(args.state_dir) / FILE_NAME
-    from webui.config import ConfigError, load_config
-    try:
-        return load_config(Path(args.config) if getattr(args, "config", None) else None).state_dir / FILE_NAME
-    except ConfigError as err:
-        raise UsageError(str(err)) from None
+    """Where serve will look: ``--state-dir``'s profile.json, else the config's ``vision.profile``, else
+    profile.json in the configured state directory (webui.profiles holds the rule)."""
+    from webui.profiles import default_profile_path as resolve
+    if not getattr(args, "state_dir", None):
+        from webui.config import ConfigError, load_config
+        try:
+            load_config(Path(args.config) if getattr(args, "config", None) else None)
+        except ConfigError as err:
+            raise UsageError(str(err)) from None
+    path = resolve(getattr(args, "state_dir", None), getattr(args, "config", None))
+    assert path is not None  # the configuration was readable
+    return path
 
 
 def _frames(args: argparse.Namespace) -> list:
