@@ -150,5 +150,6 @@ def test_the_chart_the_threat_and_the_computers_instruction_show_on_the_page(ser
     expect(page.locator("#instruction-text")).to_have_text("Black plays straight ns at J10")
     expect(page.locator("#instruction-detail")).to_have_text("Lay the black straight so its wave runs north and south")
     expect(page.locator('#board g.ghost.black[data-cell="J10"]')).to_have_count(1)
-    expect(page.locator("#turn")).to_have_text("Black to move (the computer)")
+    expect(page.locator("#turn")).to_have_text("Computer to move")
+    expect(page.locator("#turn")).to_have_class("turn black")
     assert errors == []

@@ -207,7 +207,7 @@
       turn.textContent = "Drawn";
     } else if (s.next) {
       turn.className = "turn " + s.next;
-      turn.textContent = title(s.next) + " to move" + (s.computer && s.computer.colour === s.next ? " (the computer)" : "");
+      turn.textContent = (s.computer && s.computer.colour === s.next ? "Computer" : title(s.next)) + " to move";
     } else {
       turn.className = "turn";
       turn.textContent = "";
