@@ -1,6 +1,7 @@
 """Playing the computer on the physical board: the opponent stored with the game, the instruction the
 display gives, the table that accepts only the instructed piece, and the search kept off the camera loop."""
 
+import os
 import random
 import sqlite3
 import threading
@@ -342,3 +343,22 @@ def test_a_new_game_against_the_computer_through_the_api_and_back_to_two_people(
 def test_a_bad_computer_setting_is_a_400_with_a_reason(client, body):
     response = client.post("/api/game/new", json=body)
     assert response.status_code == 400 and "computer" in response.get_json()["error"]
+
+
+def test_the_engines_computer_searches_in_a_worker_process_and_its_move_is_laid():
+    """By default the search runs in another process, so it never holds the camera loop's GIL."""
+    game = ScriptedGame(["red ew@E5", "computer"], frames_per_step=1)
+    companion = Companion(Store(":memory:"), Rules(), lambda: ScriptedSource(fps=50, realtime=False), game.watcher,
+                          FAST)
+    companion.new_game(Rules(), "Ann", "", Opponent(Colour.BLACK, level=1, seconds=0.5))
+    companion.source = companion._open_camera()
+    try:
+        step(companion)
+        told = instructed(companion, timeout=60)["computer"]["instruction"]
+        pool = companion._thinker._pool
+        assert pool is not None and all(p.pid != os.getpid() for p in pool._processes.values())
+        state = step(companion)
+        assert verdicts(state)[-1] == ("black", told["move"], "legal")
+    finally:
+        companion.stop()
+    assert companion._thinker._pool is None

@@ -34,7 +34,7 @@ from engine.analysis import Analysis, analyse, analyse_game
 from engine.pieces import KINDS
 from engine.table import Table
 from webui.boardsvg import board_svg
-from webui.opponent import Opponent, Searcher, Thinker, install, make_computer, opponent_of, position_key
+from webui.opponent import Opponent, Searcher, Thinker, install, opponent_of, position_key
 from webui.store import GameLog, GameRow, Store, rules_to_json
 
 log = logging.getLogger(__name__)
@@ -274,8 +274,9 @@ class Companion:
 
     def __init__(self, store: Store, rules: Rules, open_camera: OpenCamera, make_watcher: MakeWatcher,
                  settings: Settings | None = None,
-                 make_computer: Callable[[Opponent], Searcher] = make_computer) -> None:
-        """``make_computer`` gives the computer player for a game against it (tests pass a fake)."""
+                 make_computer: Callable[[Opponent], Searcher] | None = None) -> None:
+        """``make_computer`` gives the computer player for a game against it, searched in a thread
+        (tests pass a fake); by default the engine's computer searches in a worker process."""
         self.store = store
         self.default_rules = rules
         self.settings = settings or Settings()
@@ -441,6 +442,7 @@ class Companion:
         if self._thread is not None:
             self._thread.join(timeout)
         self._close_source()
+        self._thinker.close()
 
     @property
     def stopping(self) -> bool:

@@ -2,9 +2,11 @@
 the table that accepts only the piece it was told.
 
 A game against the computer stores an ``Opponent`` (colour, level, seconds) with the game. When the
-computer is to move, a ``Thinker`` runs ``engine.ai.Computer.search`` on a copy of the position in a
-background thread (never the camera loop) and keeps the answer as an ``Instruction`` for that exact
-position: an answer for a position that has changed meanwhile is dropped, and a new search starts.
+computer is to move, a ``Thinker`` runs ``engine.ai.Computer.search`` on a copy of the position, off
+the camera loop: a background thread hands it to a worker process (a search is pure Python, and in a
+thread of the companion's own process it would hold the GIL the loop needs: a demo-camera frame took
+about three times as long), and keeps the answer as an ``Instruction`` for that exact position. An
+answer for a position that has changed meanwhile is dropped, and a new search starts.
 
 The person lays the computer's pieces for it. ``InstructedTable`` (an ``engine.table.Table``) rules
 the computer's colour only when the piece seen is the instruction: any other piece of the computer's
@@ -19,10 +21,13 @@ computer's move, so the game record stays clean and a restart replays exactly wh
 
 from __future__ import annotations
 
+import concurrent.futures
 import copy
 import logging
+import multiprocessing
 import threading
 from collections.abc import Callable, Hashable
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -178,16 +183,27 @@ def make_computer(opponent: Opponent) -> Searcher:
     return Computer(level=opponent.level, seconds=opponent.seconds)
 
 
-class Thinker:
-    """Runs the computer's searches, one at a time, in a background thread.
+def _search_in_worker(opponent: dict, position: Referee) -> Any:
+    """The search as the worker process runs it (module level, so the worker can import it)."""
+    found = Opponent.from_json(opponent)
+    assert found is not None
+    return make_computer(found).search(position)
 
-    Not locked itself: ``think``, ``settle`` and the questions are called with the owner's lock held
-    (the companion's), and the search thread reports back through ``answered(key, choice, error)``,
-    which must take that lock and call ``settle``.
+
+class Thinker:
+    """Runs the computer's searches, one at a time, off the caller's thread.
+
+    ``make`` None: the engine's computer, in a worker process started on first use (``close`` ends
+    it); otherwise ``make(opponent).search`` runs in a background thread (fakes in tests). Not locked
+    itself: ``think``, ``settle`` and the questions are called with the owner's lock held (the
+    companion's), and the search reports back through ``answered(key, choice, error)``, which must
+    take that lock and call ``settle``.
     """
 
-    def __init__(self, make: Callable[[Opponent], Searcher] = make_computer) -> None:
+    def __init__(self, make: Callable[[Opponent], Searcher] | None = None) -> None:
         self._make = make
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
         self.answer: Instruction | None = None
         self.error: str | None = None          # why the last search gave no move, for the display
         self._failed: Hashable = None          # the position the last failure was for (not retried)
@@ -223,13 +239,36 @@ class Thinker:
                 answered: Callable[[Hashable, Any, str | None], None]) -> None:
         choice, error = None, None
         try:
-            choice = self._make(opponent).search(position)
+            if self._make is None:
+                choice = self._worker().submit(_search_in_worker, opponent.to_json(), position).result()
+            else:
+                choice = self._make(opponent).search(position)
             if choice is None:
                 error = "the computer found no move"
+        except BrokenProcessPool:    # the worker died (out of memory, killed): a new one next time
+            log.exception("the computer's worker process died")
+            with self._pool_lock:
+                self._pool = None
+            error = "the computer's worker process stopped; start a new game or restart to try again"
         except Exception as err:  # a bug in the search must not kill the companion: shown, not retried
             log.exception("the computer's search failed")
             error = f"the computer could not choose a move ({type(err).__name__})"
         answered(key, choice, error)
+
+    def _worker(self) -> concurrent.futures.ProcessPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                # spawn, not fork: the companion has threads (camera, server) whose locks a fork would copy
+                self._pool = concurrent.futures.ProcessPoolExecutor(
+                    max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            return self._pool
+
+    def close(self) -> None:
+        """End the worker process, if one was started (a search still running is abandoned)."""
+        with self._pool_lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def settle(self, key: Hashable, choice: Any, error: str | None, current: bool = True) -> bool:
         """Keep the answer for ``key`` when it is still the position (``current``); an answer for a
