@@ -132,6 +132,13 @@ def test_the_chart_the_threat_and_the_computers_instruction_show_on_the_page(ser
     url, companion, game = served
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(str(err)))
+    page.add_init_script("""
+        window.said = [];
+        class Utterance { constructor(text) { this.text = text; } }
+        window.SpeechSynthesisUtterance = Utterance;
+        const voice = {cancel() {}, speak(u) { window.said.push(u.text); }};
+        Object.defineProperty(window, "speechSynthesis", {value: voice});
+        localStorage.setItem("thoughtwave-speech", "on");""")
     page.goto(url + "/")
     companion.start()
     expect(page.locator("#chart-legend .needs.red")).to_have_text("Red needs 2", timeout=15_000)
@@ -152,4 +159,6 @@ def test_the_chart_the_threat_and_the_computers_instruction_show_on_the_page(ser
     expect(page.locator('#board g.ghost.black[data-cell="J10"]')).to_have_count(1)
     expect(page.locator("#turn")).to_have_text("Computer to move")
     expect(page.locator("#turn")).to_have_class("turn black")
+    said = page.evaluate("window.said")
+    assert said.count("Black plays the straight, north and south, at J 10") == 1      # spoken once
     assert errors == []
