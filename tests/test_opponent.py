@@ -8,6 +8,8 @@ import threading
 import time
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine import Cell, Colour, Move, Piece, Referee, Rules
 from engine.ai import Choice, Computer, random_move
@@ -362,3 +364,15 @@ def test_the_engines_computer_searches_in_a_worker_process_and_its_move_is_laid(
     finally:
         companion.stop()
     assert companion._thinker._pool is None
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+                    max_leaves=6)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(computer=JSON | st.sampled_from(["red", "black", "none"]), level=JSON, seconds=JSON)
+def test_any_computer_settings_are_a_new_game_or_a_400_never_a_crash(client, computer, level, seconds):
+    response = client.post("/api/game/new", json={"computer": computer, "level": level, "seconds": seconds})
+    assert response.status_code in (200, 400), response.get_json()
