@@ -330,7 +330,7 @@ def test_a_new_game_against_the_computer_through_the_api_and_back_to_two_people(
     assert state["computer"]["seconds"] == 1.5 and state["game"]["red"] == "Computer (level 2)"
     assert state["next"] == "red" and state["computer"]["to_move"]
     page = client.get("/control").get_data(as_text=True)
-    assert '<option value="red" selected>' in page and "The computer plays red (level 2" in page
+    assert '<option value="red" selected>' in page and "The computer plays red at level 2, up to 1.5 s a move" in page
     kept = client.post("/api/game/end", json={}).get_json()
     assert kept["computer"]["colour"] == "red"                   # ending a game keeps its kind
     same = client.post("/api/game/new", json={}).get_json()
