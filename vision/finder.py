@@ -16,6 +16,7 @@ than a quarter of a cell at any grid corner sets ``moved``.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import cv2
@@ -218,29 +219,50 @@ class BoardFinder:
         if len(markers) < 2:
             return None
         ids = sorted(markers)
-        src = np.concatenate([self._marker_mm[i] for i in ids])
-        dst = self._undistort(np.concatenate([markers[i] for i in ids]))
+        image = {i: self._undistort(markers[i]) for i in ids}
         # Blur drags corners and an uncorrected lens bends the rim: the tolerance grows with the markers.
         side = float(np.median([np.linalg.norm(markers[i][0] - markers[i][1]) for i in ids]))
         tolerance = max(RANSAC_PX, RANSAC_SIDE * side)
-        h, inliers = cv2.findHomography(src, dst, cv2.RANSAC, tolerance, maxIters=500, confidence=0.999)
+        # RANSAC over whole markers: every pair proposes a pose from its eight corners, the pose most
+        # markers agree with wins. (Four-corner samples of blurred markers can crown a wrong pose that
+        # two markers happen to share.)
+        src = np.concatenate([self._marker_mm[i] for i in ids])
+        dst = np.concatenate([image[i] for i in ids])
+
+        def agreeing(h: np.ndarray | None) -> list[int]:
+            if h is None:
+                return []
+            projected = cv2.perspectiveTransform(src.reshape(-1, 1, 2), h).reshape(-1, 4, 2)
+            rms = np.sqrt(np.mean(np.sum((projected - dst.reshape(-1, 4, 2)) ** 2, axis=2), axis=1))
+            return [i for i, e in zip(ids, rms, strict=True) if e < tolerance]
+
+        best = agreeing(self._homography(ids, image))      # usually every marker agrees at once
+        if len(best) < len(ids):
+            for pair in itertools.combinations(ids, 2):
+                agree = agreeing(self._homography(list(pair), image))
+                if len(agree) > len(best):
+                    best = agree
+        # At least two markers, and most of those seen: a pose only two of seven agree with is a guess.
+        if len(best) < 2 or 2 * len(best) < len(ids) or (strict and not self._spread(best)):
+            return None
+        h = self._homography(best, image)
         if h is None:
             return None
-        inliers = inliers.ravel().astype(bool)
-        # Only markers with three or four corners on the fit count; at least two of them are needed.
-        good = [i for k, i in enumerate(ids) if inliers[4 * k:4 * k + 4].sum() >= 3]
-        if len(good) < 2 or (strict and not self._spread(good)):
-            return None
-        if len(good) < len(ids):
-            src = np.concatenate([self._marker_mm[i] for i in good])
-            dst = self._undistort(np.concatenate([markers[i] for i in good]))
-            h, _ = cv2.findHomography(src, dst, 0)
-            if h is None:
-                return None
-        projected = cv2.perspectiveTransform(src.reshape(-1, 1, 2), h).reshape(-1, 2)
-        error = float(np.sqrt(np.mean(np.sum((projected - dst) ** 2, axis=1))))
-        pose = BoardPose(h, tuple(good), error)
+        error = float(np.sqrt(np.mean([self._marker_error(h, i, image[i]) ** 2 for i in best])))
+        pose = BoardPose(h, tuple(best), error)
         return pose if error < tolerance and self._plausible(pose) else None
+
+    def _homography(self, ids: list[int], image: dict[int, np.ndarray]) -> np.ndarray | None:
+        """Least-squares homography from the corners of ``ids``."""
+        src = np.concatenate([self._marker_mm[i] for i in ids])
+        dst = np.concatenate([image[i] for i in ids])
+        h, _ = cv2.findHomography(src, dst, 0)
+        return h
+
+    def _marker_error(self, h: np.ndarray, marker_id: int, corners: np.ndarray) -> float:
+        """RMS distance in px between a marker's corners as seen and as ``h`` places them."""
+        projected = cv2.perspectiveTransform(self._marker_mm[marker_id].reshape(-1, 1, 2), h).reshape(-1, 2)
+        return float(np.sqrt(np.mean(np.sum((projected - corners) ** 2, axis=1))))
 
     def _spread(self, ids: list[int]) -> bool:
         """Whether the markers' centres span a third of the board both ways."""
