@@ -215,10 +215,6 @@ class Thinker:
         answer = self.answer
         return answer if answer is not None and answer.key == key else None
 
-    def thinking(self, key: Hashable) -> bool:
-        """Whether a search for ``key`` is running."""
-        return self.busy is not None and self.busy == key
-
     def think(self, key: Hashable, referee: Referee, opponent: Opponent,
               answered: Callable[[Hashable, Any, str | None], None]) -> bool:
         """Start searching ``referee``'s position unless it is answered, being searched, or failed; a
@@ -264,7 +260,8 @@ class Thinker:
             return self._pool
 
     def close(self) -> None:
-        """End the worker process, if one was started (a search still running is abandoned)."""
+        """End the worker process, if one was started (a search still running finishes within its
+        seconds, unheard, and the worker then exits)."""
         with self._pool_lock:
             pool, self._pool = self._pool, None
         if pool is not None:
