@@ -173,6 +173,16 @@ def requires_pin(view: Callable) -> Callable:
     return wrapped
 
 
+def json_body() -> dict:
+    """The request's JSON object ({} for an empty body); ApiError 400 for anything else."""
+    if not request.get_data(cache=True):
+        return {}
+    data = request.get_json(force=True, silent=True)
+    if not isinstance(data, dict):
+        raise ApiError(400, "the body must be a JSON object")
+    return data
+
+
 def _setting(config: Any, dotted: str, default: Any) -> Any:
     value = config
     for part in dotted.split("."):
@@ -216,14 +226,6 @@ def create_app(companion: Companion, *, pin: str | None, secret_key: bytes, conf
 
     def client() -> str:
         return request.remote_addr or "?"
-
-    def body() -> dict:
-        if not request.get_data(cache=True):
-            return {}
-        data = request.get_json(force=True, silent=True)
-        if not isinstance(data, dict):
-            raise ApiError(400, "the body must be a JSON object")
-        return data
 
     def text_field(data: dict, name: str, limit: int = NAME_LENGTH) -> str:
         value = data.get(name, "")
@@ -448,7 +450,7 @@ def create_app(companion: Companion, *, pin: str | None, secret_key: bytes, conf
     @app.post("/api/login")
     def api_login() -> Response:
         check_csrf()
-        try_pin(body().get("pin"))
+        try_pin(json_body().get("pin"))
         return jsonify(ok=True, csrf=session["csrf"])
 
     @app.post("/api/logout")
@@ -460,7 +462,7 @@ def create_app(companion: Companion, *, pin: str | None, secret_key: bytes, conf
     @app.post("/api/game/new")
     @control
     def api_new_game() -> Response:
-        data = body()
+        data = json_body()
         base = companion.game_rules()
         rules_data: dict[str, Any] = {k: data[k] for k in ("penalty", "red_sides", "first") if k in data}
         inventory = data.get("inventory") or {}
@@ -494,13 +496,13 @@ def create_app(companion: Companion, *, pin: str | None, secret_key: bytes, conf
     @app.post("/api/game/end")
     @control
     def api_end_game() -> Response:
-        body()
+        json_body()
         return jsonify(companion.end_game())
 
     @app.post("/api/undo")
     @control
     def api_undo() -> Response:
-        body()
+        json_body()
         try:
             return jsonify(companion.undo())
         except ControlError as err:
@@ -509,7 +511,7 @@ def create_app(companion: Companion, *, pin: str | None, secret_key: bytes, conf
     @app.post("/api/correct")
     @control
     def api_correct() -> Response:
-        data = body()
+        data = json_body()
         cell, colour, piece = data.get("cell"), data.get("colour"), data.get("piece")
         if not isinstance(cell, str):
             raise ApiError(400, "cell must be a string like \"E5\"")

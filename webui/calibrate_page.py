@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flask import Blueprint, Response, current_app, jsonify, render_template, request
+from flask import Blueprint, Response, current_app, jsonify, render_template
 
-from webui.app import ApiError, requires_pin
+from webui.app import ApiError, json_body, requires_pin
 
 if TYPE_CHECKING:
     from calibration.calibrate import Calibration
@@ -218,15 +218,6 @@ def _with_lens_checks(result: Calibration, judged: CheckResult | None, note: Che
     return dataclasses.replace(result, checks=checks, profile=profile)
 
 
-def _body() -> dict:
-    if not request.get_data(cache=True):
-        return {}
-    data = request.get_json(force=True, silent=True)
-    if not isinstance(data, dict):
-        raise ApiError(400, "the body must be a JSON object")
-    return data
-
-
 def _companion() -> Companion:
     return current_app.extensions["thoughtwave"]["companion"]
 
@@ -274,7 +265,7 @@ def calibration_blueprint(config: Any = None) -> Blueprint:
     @bp.post("/api/calibrate/check")
     @requires_pin
     def api_check() -> Response:
-        _body()
+        json_body()
         images = _companion().recent_images()
         if not images:
             raise ApiError(409, "no picture from the camera yet")
@@ -285,7 +276,7 @@ def calibration_blueprint(config: Any = None) -> Blueprint:
     def api_save() -> Response:
         from calibration.profile import save_profile
 
-        data = _body()
+        data = json_body()
         force = data.get("force", False)
         if not isinstance(force, bool):
             raise ApiError(400, "force must be true or false")
@@ -304,7 +295,7 @@ def calibration_blueprint(config: Any = None) -> Blueprint:
     @bp.post("/api/calibrate/reset")
     @requires_pin
     def api_reset() -> Response:
-        _body()
+        json_body()
         companion = _companion()
         path = _require_camera(companion, desk)
         existed = path.exists()

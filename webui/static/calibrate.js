@@ -3,36 +3,11 @@
 (function () {
   "use strict";
   const $ = (id) => document.getElementById(id);
-  let token = document.querySelector('meta[name="csrf-token"]').getAttribute("content");
   const buttons = ["check", "save", "save-force", "reset"].map($).filter(Boolean);
   // Whether the last check made a profile that may be saved (kept here: buttons are all disabled while busy).
   let canSave = Boolean($("save") && !$("save").disabled);
 
-  function show(ok, text) {
-    const result = $("result");
-    result.className = "result " + (ok ? "good" : "bad");
-    result.textContent = text;
-  }
-
-  async function post(url, body) {
-    try {
-      const response = await fetch(url, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "X-CSRF-Token": token },
-        body: JSON.stringify(body || {}),
-        credentials: "same-origin",
-      });
-      const data = await response.json().catch(() => ({}));
-      if (!response.ok) {
-        show(false, data.error || "refused (" + response.status + ")");
-        return null;
-      }
-      return data;
-    } catch (err) {
-      show(false, "the companion did not answer");
-      return null;
-    }
-  }
+  const { post, show, useToken } = window.thoughtwave;
 
   function checkItem(c) {
     const li = document.createElement("li");
@@ -137,7 +112,7 @@
       event.preventDefault();
       const data = await post("/api/login", { pin: new FormData(pinForm).get("pin") });
       if (data) {
-        token = data.csrf;
+        useToken(data.csrf);
         window.location.reload();
       }
     });

@@ -1,34 +1,7 @@
-// Control page: every action is a JSON POST carrying the session's CSRF token in X-CSRF-Token.
+// Control page: every action is a JSON POST through api.js (which carries the CSRF token).
 (function () {
   "use strict";
-  const token = document.querySelector('meta[name="csrf-token"]').getAttribute("content");
-  const result = document.getElementById("result");
-
-  function show(ok, text) {
-    if (!result) return;
-    result.className = "result " + (ok ? "good" : "bad");
-    result.textContent = text;
-  }
-
-  async function post(url, body) {
-    try {
-      const response = await fetch(url, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "X-CSRF-Token": token },
-        body: JSON.stringify(body || {}),
-        credentials: "same-origin",
-      });
-      const data = await response.json().catch(() => ({}));
-      if (!response.ok) {
-        show(false, data.error || "refused (" + response.status + ")");
-        return null;
-      }
-      return data;
-    } catch (err) {
-      show(false, "the companion did not answer");
-      return null;
-    }
-  }
+  const { post, show } = window.thoughtwave;
 
   for (const button of document.querySelectorAll("button[data-action]")) {
     button.addEventListener("click", async () => {
