@@ -95,7 +95,18 @@ class ImageDirSource:
         self._next = len(self.files)
 
 
-class VideoSource:
+class _CaptureSource:
+    """What the OpenCV-backed sources share: one cv2.VideoCapture, released once."""
+
+    _capture: cv2.VideoCapture | None = None
+
+    def close(self) -> None:
+        if self._capture is not None:
+            self._capture.release()
+            self._capture = None
+
+
+class VideoSource(_CaptureSource):
     """The frames of a video file; ``t`` comes from ``fps`` if given, else the file's own frame rate."""
 
     def __init__(self, path: str | Path, fps: float | None = None) -> None:
@@ -124,13 +135,9 @@ class VideoSource:
         self._index += 1
         return frame
 
-    def close(self) -> None:
-        if self._capture is not None:
-            self._capture.release()
-            self._capture = None
 
 
-class UsbSource:
+class UsbSource(_CaptureSource):
     """A USB (V4L2) camera by index; ``t`` is wall-clock seconds since opening. Failures raise CameraError."""
 
     def __init__(self, index: int = 0, resolution: tuple[int, int] = DEFAULT_RESOLUTION) -> None:
@@ -158,10 +165,6 @@ class UsbSource:
         self._index += 1
         return frame
 
-    def close(self) -> None:
-        if self._capture is not None:
-            self._capture.release()
-            self._capture = None
 
 
 class PiSource:
