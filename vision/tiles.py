@@ -45,7 +45,7 @@ PATCH = 32
 class ColourModel:
     """Thresholds on the light-normalised image. A calibration profile may override any of them."""
 
-    light_min: float = 0.72        # min channel above this: paper or cream
+    light_min: float = 0.85        # min channel above this: paper or cream
     paper_chroma_max: float = 0.14  # max minus min channel above this: not paper or cream
     skin_chroma_min: float = 0.10  # max minus min channel above this (and not red ink): hand-like
     red_min: float = 0.30          # red minus max(green, blue) above this: red ink
@@ -225,7 +225,7 @@ class TileReader:
         per cell how much brighter its white is than the board's white around it (glare: > 1)."""
         p = self.geometry.px_per_cell
         small = cv2.resize(grid, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
-        k = max(3, int(round(1.5 * p / 4)) | 1)
+        k = max(3, int(round(1.0 * p / 4)) | 1)
         white = cv2.dilate(small, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))).astype(np.float32)
         # A hand (or anything large) has no paper in reach, and its own brightest pixel would pass for
         # white. Paper white only varies in brightness across the board (light falls off, the colour
@@ -365,6 +365,25 @@ class TileReader:
                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         return out.reshape(100, PATCH, PATCH, -1)
 
+    def _overlapping(self, tiles: np.ndarray, cx: np.ndarray, cy: np.ndarray, residual: np.ndarray) -> np.ndarray:
+        """(100,) tiles read so close to a neighbour's that the two would overlap (real tiles cannot):
+        of each such pair the one less like its ideal picture is doubt (a "tile" pieced together from
+        the edges of its neighbours, seen through blur)."""
+        ok = tiles.reshape(10, 10)
+        x, y = cx.reshape(10, 10), cy.reshape(10, 10)
+        bad = residual.reshape(10, 10)
+        out = np.zeros((10, 10), bool)
+        # Two squares of side s turned up to 15 degrees cannot have centres closer than ~0.8 s in both axes.
+        limit = 0.8 * self.tile_px
+        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+            a = np.s_[0:10 - dr, max(0, -dc):10 - max(0, dc)]
+            b = np.s_[dr:10, max(0, dc):10 - max(0, -dc)]
+            near = np.maximum(np.abs(x[a] - x[b]), np.abs(y[a] - y[b])) < limit
+            clash = ok[a] & ok[b] & near
+            out[a] |= clash & (bad[a] >= bad[b])
+            out[b] |= clash & (bad[b] > bad[a])
+        return out.ravel()
+
     def _footprints(self, tiles: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.ndarray,
                     shape: tuple[int, int]) -> np.ndarray:
         """uint8 image: each read tile's outline (a little enlarged for blur) filled with its cell index + 1."""
@@ -437,6 +456,8 @@ class TileReader:
         occupied = middle_body > mdl.occupied_min
         tile_ok = (occupied & centred & ~occluded & (contrast > mdl.hub_contrast_min) & (arms > 0)
                    & (arm_margin > mdl.arm_margin) & colour_ok & (residual < mdl.residual_max))
+        crowded = self._overlapping(tile_ok, cx, cy, residual)
+        tile_ok &= ~crowded
         # A neighbour pushed and turned reaches into the middle of a cell; what its outline (as read)
         # explains does not count against the cell being empty.
         unexplained = not_paper & (self._footprints(tile_ok, cx, cy, angle, grid.shape[:2]) == 0)
@@ -455,7 +476,8 @@ class TileReader:
                       "glare": glare.ravel()}
         why: dict[Cell, str] = {}
         for i in np.flatnonzero(state == 2):
-            why[CELLS[i]] = _why(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual)
+            why[CELLS[i]] = ("it overlaps a neighbouring tile as read" if crowded[i] else
+                             _why(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual))
         return TileReadout(state.reshape(10, 10), arms.reshape(10, 10), red.reshape(10, 10),
                            confidence.reshape(10, 10).astype(np.float32), occluded.reshape(10, 10),
                            np.stack([cx, cy], axis=-1), angle, why, self.paper_white)
