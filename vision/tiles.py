@@ -2,14 +2,16 @@
 
 Everything is computed on whole arrays (the 100 cells at once); the steps are:
 
-1. Light: each pixel is divided by a local paper-white estimate (a max filter over 1.5 cells, which
-   always holds paper or a tile's cream hub), so uneven light and colour casts drop out. A local white
+1. Light: each pixel is divided by a local paper-white estimate (a max filter over a cell, which
+   always holds paper or a tile's cream hub or wave), so uneven light, narrow shadows and colour
+   casts drop out. A local white
    far from the board's median white in brightness or hue (a hand has no paper in reach) is replaced
    by the paper white around it.
 2. Occupancy: the share of not-paper pixels (not light, or not colourless) in the middle of each
    cell; a tile covers the middle even when pushed 20% off centre and turned, and what a neighbour's
    tile (as read) pushes into the middle is discounted before a cell is called empty. No cell is
-   called empty under glare (its white well above the white around it).
+   called empty under glare (its white well above the white around it). Two tiles read closer
+   than real tiles can lie: the one less like its ideal picture is doubt.
 3. Pose of each tile: its centre is where the cream hub sits among four dark diagonal patches (a
    box-filter template, argmax near the cell centre), its angle is the 4-fold symmetric mean of the
    edge directions (measured twice). A (32, 32) patch in each tile's own frame is resampled for all
