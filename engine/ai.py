@@ -45,7 +45,7 @@ def _hand_value(counts: dict[Kind, int]) -> float:
     return sum(_KIND_VALUE[k] * n for k, n in counts.items())
 
 
-_WIDTH = 0.2           # per spare cell on a shortest connection: one block does not stop a wide front
+_WIDTH = 0.1           # per spare cell on a shortest connection: one block does not stop a wide front
 
 
 def _spare_cells(ref: Referee, maps: Paths) -> int:
@@ -83,9 +83,8 @@ class Choice:
     nodes: int
 
     def to_json(self) -> dict:
-        """``{"move": "nes@B2", "score": 0.73, "colour": "red", "value": 1.5, "depth": 3, "nodes": 812}``"""
-        return {"move": str(self.move), "score": round(self.score, 3), "colour": self.colour.value,
-                "value": round(self.value, 3), "depth": self.depth, "nodes": self.nodes}
+        """``{"move": "nes@B2", "score": 0.73, "colour": "red"}``: what ``thoughtwave hint`` prints."""
+        return {"move": str(self.move), "score": round(self.score, 3), "colour": self.colour.value}
 
 
 def win_estimate(value: float) -> float:
@@ -109,7 +108,7 @@ class Computer:
     """
 
     def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,
-                 seed: int | None = None, beam: int = 10, keep: float = 0.0) -> None:
+                 seed: int | None = None, beam: int = 10, keep: float = 0.1) -> None:
         if level not in (1, 2, 3):
             raise ValueError(f"level must be 1, 2 or 3, not {level}")
         self.level = level

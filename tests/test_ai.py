@@ -162,6 +162,7 @@ def test_hint_prints_the_move_for_the_side_to_move(tmp_path, capsys):
     moves.write_text("\n".join(lines[:-1]) + "\n")
     assert main(["hint", "--moves", str(moves), "--seconds", "0.2", "--seed", "1"]) == 0
     answer = json.loads(capsys.readouterr().out)
+    assert set(answer) == {"move", "score", "colour"}
     assert answer["colour"] == "black" and answer["move"] == "w@J5"
     assert 0.0 <= answer["score"] <= 1.0
 

@@ -1,6 +1,6 @@
 """``thoughtwave hint --moves FILE [--seconds S] [--level N]``: the computer's move for the side to move.
 
-Prints ``{"move": "nes@B2", "score": 0.73, "colour": "red", ...}``. ``score`` is the search's
+Prints ``{"move": "nes@B2", "score": 0.73, "colour": "red"}``. ``score`` is the search's
 evaluation squashed into [0, 1] for the mover (0.5 an even race, 1.0 a forced win, 0.0 a forced
 loss; see ``engine.ai.win_estimate``), not a measured probability. Exit 1 when the game is over.
 """
