@@ -58,6 +58,7 @@ class ColourModel:
     redness_gap: float = 0.03      # body redness this close to the split: the hue cue abstains
     occupied_min: float = 0.12     # body share of the cell's middle for a tile
     empty_max: float = 0.025       # body share of the cell's middle for an empty cell
+    hand_min_cells: float = 1.2    # a hand-like blob covers at least this many cells' area
     other_max: float = 0.08        # share of hand-like pixels a cell may hold and still be read
     arm_margin: float = 0.22       # each arm's scaled cream level must be this far from 0.5 (x2)
     hub_contrast_min: float = 0.30  # hub minus body cream level: below this it is no tile
@@ -292,7 +293,13 @@ class TileReader:
         red_ink = (redness > mdl.red_min) | (cv2.subtract(r, b) > mdl.red_ink_saturation * r)
         other = (not_paper & (chroma > mdl.skin_chroma_min) & ~red_ink).view(np.uint8)
         # Blurred borders between body and cream look hand-like for a pixel or two; a hand is wider.
-        other = cv2.morphologyEx(other, cv2.MORPH_OPEN, self._open_kernel).view(bool)
+        other = cv2.morphologyEx(other, cv2.MORPH_OPEN, self._open_kernel)
+        # A hand or arm is a blob of several cells; a tinted patch of ink is at most about one tile.
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(other, connectivity=8)
+        p = self.geometry.px_per_cell
+        big = stats[:, cv2.CC_STAT_AREA] >= mdl.hand_min_cells * p * p
+        big[0] = False
+        other = big[labels] if count > 1 else other.view(bool)
         return cream, redness, not_paper, other
 
     # Step 3 --------------------------------------------------------------------------------------
