@@ -55,6 +55,7 @@ class Tally:
     covered: int = 0            # cells the hand covers (ground truth)
     covered_unreadable: int = 0
     covered_wrong: int = 0
+    flagged: int = 0            # frames the reading calls occluded
     wrong_examples: list[str] = field(default_factory=list)
 
     def share(self, n: int) -> str:
@@ -72,6 +73,7 @@ def score(reading, truth, tally: Tally, label: str) -> None:
         tally.covered_unreadable += len(truth.occluded_cells)
         return
     tally.found += 1
+    tally.flagged += reading.occluded
     for cell in CELLS:
         got = reading.get(cell)
         tile = truth.tiles.get(cell)
@@ -98,8 +100,9 @@ def score(reading, truth, tally: Tally, label: str) -> None:
 def accuracy_tables(frames: int, seed: int) -> list[str]:
     lines = ["### Reading (held-out frames, 1280x960)", "",
              "| level | frames | board found | hand frames | cells (no hand) | right | unreadable | wrong |"
-             " cells beside a hand | right | unreadable | wrong | covered cells unreadable | covered wrong |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             " said occluded | cells beside a hand | right | unreadable | wrong | covered cells unreadable |"
+             " covered wrong | said occluded |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     examples: list[str] = []
     for level in LEVELS:
         free, handed = Tally(), Tally()
@@ -114,12 +117,15 @@ def accuracy_tables(frames: int, seed: int) -> list[str]:
         lines.append(
             f"| {level} | {both} | {100.0 * found / both:.1f}% | {handed.frames} "
             f"| {free.cells} | {free.share(free.right)} | {free.share(free.unreadable)} | {free.wrong} "
+            f"| {free.flagged}/{free.found} "
             f"| {handed.cells} | {handed.share(handed.right)} | {handed.share(handed.unreadable)} | {handed.wrong} "
-            f"| {f'{100.0 * handed.covered_unreadable / covered:.1f}%' if covered else '-'} | {handed.covered_wrong} |")
+            f"| {f'{100.0 * handed.covered_unreadable / covered:.1f}%' if covered else '-'} | {handed.covered_wrong} "
+            f"| {handed.flagged}/{handed.found} |")
         examples += free.wrong_examples + handed.wrong_examples
     lines.append("")
     lines.append("*right/unreadable* are shares of the cells; *wrong* counts cells read as a tile or empty that are "
-                 "not (confidently wrong). A frame whose board is not found counts all its cells unreadable.")
+                 "not (confidently wrong). A frame whose board is not found counts all its cells unreadable. "
+                 "*said occluded*: frames (board found) whose reading says something covers the board.")
     if examples:
         lines += ["", "Wrong cells (first few):", ""] + [f"- {e}" for e in examples[:16]]
     return lines
