@@ -28,12 +28,12 @@ from engine.ai import Computer, greedy_move, random_move  # noqa: E402
 OPPONENTS = {"random": random_move, "greedy": greedy_move}
 
 
-def play_one(job: tuple[str, int, str, int, float, int | None]) -> dict:
+def play_one(job: tuple[str, int, str, int, float, int | None, float, float]) -> dict:
     """One game; returns the result from the computer's side, its move times and any illegal attempt."""
-    opponent, seed, colour_name, level, seconds, max_nodes = job
+    opponent, seed, colour_name, level, seconds, max_nodes, keep, width = job
     computer_colour = Colour(colour_name)
     rng = random.Random(seed)
-    computer = Computer(level=level, seconds=seconds, max_nodes=max_nodes, seed=seed)
+    computer = Computer(level=level, seconds=seconds, max_nodes=max_nodes, seed=seed, keep=keep, width=width)
     referee = Referee()
     times: list[float] = []
     illegal = 0
@@ -67,13 +67,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opponents", default="random,greedy", help="comma-separated: random, greedy")
     parser.add_argument("--processes", type=int, default=2, choices=[1, 2])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--keep", type=float, default=0.1, help="weight of pieces in hand (tuning)")
+    parser.add_argument("--width", type=float, default=0.1, help="weight of spare path cells (tuning)")
     args = parser.parse_args(argv)
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
     for name in opponents:
         if name not in OPPONENTS:
             parser.error(f"unknown opponent {name!r}")
-    jobs = [(name, args.seed + g, "red" if g % 2 == 0 else "black", args.level, args.seconds, args.max_nodes)
-            for name in opponents for g in range(args.games)]
+    jobs = [(name, args.seed + g, "red" if g % 2 == 0 else "black", args.level, args.seconds, args.max_nodes,
+             args.keep, args.width) for name in opponents for g in range(args.games)]
     start = time.perf_counter()
     if args.processes == 1:
         results = [play_one(job) for job in jobs]
@@ -82,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
             results = pool.map(play_one, jobs, chunksize=1)
     wall = time.perf_counter() - start
     budget = f"{args.seconds:g} s/move" + (f", at most {args.max_nodes} nodes" if args.max_nodes else "")
+    budget += f", keep {args.keep:g}, width {args.width:g}"
     print(f"Computer level {args.level}, {budget}, {args.games} games per opponent, colours alternating; "
           f"{args.processes} processes on {os.cpu_count()} cores ({platform.python_implementation()} "
           f"{platform.python_version()}), {wall:.0f} s wall.\n")
