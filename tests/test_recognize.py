@@ -145,3 +145,14 @@ def test_recognize_exit_codes(tmp_path, capsys):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and err.startswith("error:"), argv
+
+
+def test_a_lens_model_made_at_another_resolution_is_not_used_and_says_why():
+    image, _ = render(Scene.random(3, level="clean", hand=False, resolution=(640, 480)))
+    lens = {"camera_matrix": [[500.0, 0, 320], [0, 500.0, 240], [0, 0, 1]], "dist_coeffs": [-0.2, 0.04, 0, 0, 0],
+            "image_size": [1280, 960]}
+    recognizer = Recognizer({"lens": lens})
+    assert recognizer.finder.lens is not None
+    reading = recognizer.read(image)
+    assert recognizer.finder.lens is None and "1280x960" in recognizer.lens_warning
+    assert reading.board_found and np.isfinite(reading.ms)

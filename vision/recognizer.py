@@ -100,6 +100,11 @@ class Recognizer:
     def __init__(self, profile: Any = None, layout: BoardLayout | None = None) -> None:
         values = reader_profile(profile)
         self.finder = BoardFinder(layout, lens=lens_of(values))
+        size = (values.get("lens") or {}).get("image_size") if isinstance(values.get("lens"), dict) else None
+        #: The frame size the lens model was made at; frames of another size are read without it.
+        self.lens_size: tuple[int, int] | None = tuple(size) if self.finder.lens is not None and size else None
+        #: Set when the lens model was dropped, saying why (for the display and the logs).
+        self.lens_warning: str | None = None
         self.reader = TileReader(self.finder.geometry, ColourModel.from_profile(values))
         self.pose_moved = False
         self.pose_reused = False
@@ -120,6 +125,8 @@ class Recognizer:
             self.pose_moved = self.pose_reused = False
             return BoardReading(False, ms=(time.perf_counter() - start) * 1e3)
         with self._lock:
+            if self.lens_size is not None and (frame.shape[1], frame.shape[0]) != self.lens_size:
+                self._drop_lens(frame.shape[1], frame.shape[0])
             found = self.finder.find(frame)
             self.pose_moved, self.pose_reused = found.moved, found.reused
             readout = None
@@ -136,6 +143,14 @@ class Recognizer:
         if readout is None:
             return BoardReading(False, ms=ms)
         return readout.board_reading(ms)
+
+    def _drop_lens(self, width: int, height: int) -> None:
+        """A lens model made at another resolution would bend the picture wrongly: read without it."""
+        w, h = self.lens_size
+        self.lens_warning = (f"the lens model was made at {w}x{h} but the camera gives {width}x{height}: "
+                             "reading without it; calibrate again at this resolution")
+        self.finder = BoardFinder(self.finder.layout, self.finder.geometry)
+        self.lens_size = None
 
     def _same_paper(self, white: np.ndarray | None) -> bool:
         """Whether the paper under a reused pose looks like the paper last seen with the markers."""

@@ -19,15 +19,15 @@ MAX_IMAGE_BYTES = 64 * 1024 * 1024
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("image", metavar="IMAGE", help="a photo of the board (PNG, JPEG, ...)")
-    parser.add_argument("--profile", metavar="F", help="calibration profile (thoughtwave calibrate)")
+    parser.add_argument("--profile", metavar="F", help="calibration profile (default: the state directory's, if any)")
 
 
 def run(args: argparse.Namespace) -> int:
     import cv2
     import numpy as np
 
-    from calibration.profile import ProfileError, load_profile
     from vision.recognizer import Recognizer
+    from webui.profiles import reader_profile_for
 
     path = Path(args.image)
     try:
@@ -42,12 +42,7 @@ def run(args: argparse.Namespace) -> int:
     image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if image is None:
         raise UsageError(f"cannot read {args.image}: not an image OpenCV can decode")
-    profile = None
-    if args.profile:
-        try:
-            profile = load_profile(Path(args.profile)).reader_profile()
-        except ProfileError as err:
-            raise UsageError(str(err)) from None
+    profile = reader_profile_for(args.profile)
     reading = Recognizer(profile).read(image)
     if not reading.board_found:
         raise NotFound(f"no board in {args.image}: fewer than two of its corner and edge markers can be seen")

@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument("--frames", metavar="DIR|VIDEO", help="a directory of images (sorted by name) or a video file")
     parser.add_argument("--fps", type=float, metavar="N",
                         help="frames per second of --frames (default: 10 for a directory, the video's own rate)")
-    parser.add_argument("--profile", metavar="F", help="calibration profile for --frames (thoughtwave calibrate)")
+    parser.add_argument("--profile", metavar="F", help="calibration profile (default: the state directory's, if any)")
     add_rules_arguments(parser)
 
 
