@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seconds", type=float, default=1.0, metavar="S",
                         help="thinking time (default 1; the answer may come a little later)")
     parser.add_argument("--level", type=int, choices=[1, 2, 3], default=3,
-                        help="1 greedy, 2 looks at the replies, 3 searches deeper while time remains (default)")
+                        help="1 the evaluation alone, 2 checks 3 moves against the replies, 3 checks 6 (default)")
     parser.add_argument("--seed", type=int, default=None, help="repeatable choice between equal moves")
     add_rules_arguments(parser)
 
