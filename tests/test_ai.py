@@ -181,3 +181,12 @@ def test_hint_rejects_a_silly_time(tmp_path, capsys):
     moves = tmp_path / "game.txt"
     moves.write_text("")
     assert main(["hint", "--moves", str(moves), "--seconds", "-1"]) == 2
+
+
+def test_play_against_the_computer_lets_it_move_first_as_red(monkeypatch, capsys):
+    answers = iter(["quit"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert main(["play", "--vs", "computer", "--computer", "red", "--level", "1", "--seconds", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "Red (computer) plays" in out
+    assert "Red laid" in out and "Illegal" not in out and "Not a move" not in out
