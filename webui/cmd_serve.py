@@ -96,6 +96,9 @@ def run(args: argparse.Namespace) -> int:
     host = args.host or config.server.host
     port = config.server.port if args.port is None else args.port
     state_dir = Path(args.state_dir).expanduser().absolute() if args.state_dir else config.state_dir
+    if args.demo and not args.state_dir:
+        # The demo's games stay apart from real ones: a real camera would otherwise resume the demo game.
+        state_dir = state_dir / "demo"
     try:
         store = Store.in_dir(state_dir)
         secret_key = load_secret_key(state_dir)
