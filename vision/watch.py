@@ -51,7 +51,7 @@ class Watcher:
 
     ``referee`` continues a stored game; ``resumed`` (default: whether that game has moves) makes the
     table flag anything on the board the game does not explain. Without ``referee`` a new game is
-    played with ``rules``. ``keep_overlay`` draws the reader's overlay on every frame into ``overlay``
+    played with ``rules``. ``keep_overlay`` keeps the last frame so ``overlay`` can draw the reader's view on it
     for a preview. ``reader`` replaces the recogniser (tests).
 
     New pieces are held back from the table while a cell that may hold an earlier move has been
@@ -74,7 +74,7 @@ class Watcher:
         self.stabiliser = Stabiliser(stable_seconds=stable_seconds)
         self.keep_overlay = keep_overlay
         self.lost_seconds = lost_seconds
-        self.overlay: np.ndarray | None = None
+        self._overlay_image: np.ndarray | None = None
         self.frames = 0
         self.frames_with_board = 0
         self._last: tuple[Frame | None, BoardReading | None] = (None, None)
@@ -138,7 +138,7 @@ class Watcher:
         if self._pending is not None:
             events += self._present(self._pending, frame)
         if self.keep_overlay:
-            self.overlay = self._overlay(frame.image)
+            self._overlay_image = frame.image
         self._last = (frame, reading)
         return events
 
@@ -227,6 +227,13 @@ class Watcher:
                                         borderMode=cv2.BORDER_REPLICATE)
             return board_signature(small)
         return board_signature(image)
+
+    @property
+    def overlay(self) -> np.ndarray | None:
+        """The last frame with what the reader saw drawn over it, drawn when asked (a preview wants a few
+        a second, not every frame); None before the first frame or without ``keep_overlay``."""
+        image = self._overlay_image
+        return None if image is None else self._overlay(image)
 
     def _overlay(self, image: np.ndarray) -> np.ndarray:
         try:

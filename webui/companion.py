@@ -522,8 +522,11 @@ class Companion:
             changed |= self._hand_tick()
             if changed:
                 self._publish()
-            overlay = getattr(self.watcher, "overlay", None)
-        self._maybe_preview(overlay if overlay is not None else getattr(frame, "image", None))
+            watcher = self.watcher
+        if self._preview_due():
+            # Asked for only when a preview is due: the watcher draws its overlay on demand.
+            overlay = getattr(watcher, "overlay", None)
+            self._maybe_preview(overlay if overlay is not None else getattr(frame, "image", None))
 
     # ---- events -----------------------------------------------------------------------------------
     def _handle(self, events: list[dict], seen: float, frame_t: float | None = None) -> bool:
@@ -714,6 +717,9 @@ class Companion:
         return None
 
     # ---- preview ----------------------------------------------------------------------------------
+    def _preview_due(self) -> bool:
+        return time.monotonic() - self._last_preview >= 1.0 / self.settings.preview_fps
+
     def _maybe_preview(self, image: Any) -> None:
         now = time.monotonic()
         if image is None or now - self._last_preview < 1.0 / self.settings.preview_fps:
