@@ -33,7 +33,7 @@ from vision.artwork import BoardLayout, board_image
 from vision.finder import BoardFinder
 from vision.printkit import PAPER_MM, SHEET_QUIET_MM, sheet_image
 from vision.recognizer import lens_of
-from vision.synth import Camera, Scene, TileLay, random_position, render
+from vision.synth import Camera, Scene, TileLay, random_position, render, undistorted
 from vision.tiles import TileReader
 from webui.cli import main
 
@@ -47,19 +47,6 @@ INNER_CORNERS = (SHEET_SQUARES[0] - 1) * (SHEET_SQUARES[1] - 1)
 # ---- a planar renderer: the sheet seen through a distorted pinhole camera ---------------------------------
 
 
-def _undistorted(camera: Camera, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Frame px -> undistorted px, inverting the radial model by fixed-point iteration."""
-    k = camera.matrix()
-    f, cx, cy = k[0, 0], k[0, 2], k[1, 2]
-    xd, yd = (xs - cx) / f, (ys - cy) / f
-    xu, yu = xd.copy(), yd.copy()
-    for _ in range(40):
-        r2 = xu * xu + yu * yu
-        scale = 1 + camera.k1 * r2 + camera.k2 * r2 * r2
-        xu, yu = xd / scale, yd / scale
-    return xu * f + cx, yu * f + cy
-
-
 def render_sheet(camera: Camera, texture: np.ndarray, seed: int) -> np.ndarray:
     """The lens sheet (lying at z = 0 in sheet mm) as ``camera`` sees it: every pixel's ray through the lens meets
     the sheet plane; rendered at 2x and averaged down, then uneven light, a little blur and sensor noise."""
@@ -69,7 +56,7 @@ def render_sheet(camera: Camera, texture: np.ndarray, seed: int) -> np.ndarray:
     step = 8  # the map is smooth: computed every 8 fine pixels, bilinearly filled in
     xs, ys = np.meshgrid(np.arange(0, fw + step, step, dtype=np.float64),
                          np.arange(0, fh + step, step, dtype=np.float64))
-    ux, uy = _undistorted(camera, (xs + 0.5) / 2 - 0.5, (ys + 0.5) / 2 - 0.5)
+    ux, uy = undistorted(camera, (xs + 0.5) / 2 - 0.5, (ys + 0.5) / 2 - 0.5)
     inv = np.linalg.inv(camera.board_to_image())
     bx, by, bw = (inv[i, 0] * ux + inv[i, 1] * uy + inv[i, 2] for i in range(3))
     coarse_x = ((bx / bw + SHEET_QUIET_MM) * PPM - 0.5).astype(np.float32)
@@ -151,7 +138,7 @@ def test_ten_views_through_a_wide_lens_give_that_lens_back(model):
     assert check.ok and not check.warning and check.name == "lens model"
     # The model undoes the lens: undistorting the frame's corner lands where the pinhole would have put it.
     corner = np.array([[[5.0, 5.0]]])
-    true_ideal = np.array(_undistorted(LENS, corner[..., 0], corner[..., 1])).ravel()
+    true_ideal = np.array(undistorted(LENS, corner[..., 0], corner[..., 1])).ravel()
     ours = cv2.undistortPoints(corner, *model.as_pair(), P=model.camera_matrix).ravel()
     assert np.abs(ours - true_ideal).max() < 3.0
 

@@ -694,7 +694,7 @@ def _make_texture_maps(camera: Camera, ppm: int) -> tuple[np.ndarray, np.ndarray
     step = _MAP_STEP
     cw, ch = math.ceil(w / step) + 2, math.ceil(h / step) + 2
     xs, ys = np.meshgrid((np.arange(cw) - 0.5) * step - 0.5, (np.arange(ch) - 0.5) * step - 0.5)
-    ideal_x, ideal_y = _undistorted(camera, xs, ys)
+    ideal_x, ideal_y = undistorted(camera, xs, ys)
     inverse = np.linalg.inv(camera.board_to_image())
     bx = inverse[0, 0] * ideal_x + inverse[0, 1] * ideal_y + inverse[0, 2]
     by = inverse[1, 0] * ideal_x + inverse[1, 1] * ideal_y + inverse[1, 2]
@@ -714,7 +714,7 @@ def _make_texture_maps(camera: Camera, ppm: int) -> tuple[np.ndarray, np.ndarray
 _MAP_STEP = 4
 
 
-def _undistorted(camera: Camera, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def undistorted(camera: Camera, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Undistorted pixel coordinates of frame pixel coordinates (the inverse of the radial model)."""
     if camera.k1 == 0 and camera.k2 == 0:
         return xs, ys
