@@ -5,11 +5,11 @@ import dataclasses
 import json
 import random
 import re
-import zlib
 
 import cv2
 import numpy as np
 import pytest
+from pdfpages import pdf_pages
 from PIL import Image
 
 from calibration.calibrate import calibrate_image
@@ -321,23 +321,6 @@ def test_calibrate_command_takes_the_lens_views_from_a_camera(views, board_scene
     assert capsys.readouterr().err.count("\n") == 1
 
 
-def _last_page(pdf: bytes) -> tuple[tuple[float, float], str]:
-    """MediaBox size (points) and decoded content of the PDF's last page (reportlab's layout)."""
-    objects = {int(m.group(1)): m.group(2) for m in re.finditer(rb"(\d+) 0 obj\s*(.*?)endobj", pdf, re.S)}
-    ref = re.findall(rb"(\d+) 0 R", re.search(rb"/Kids \[([^\]]*)\]", pdf).group(1))[-1]
-    page = objects[int(ref)]
-    box = [float(v) for v in re.search(rb"/MediaBox \[([^\]]*)\]", page).group(1).split()]
-    content = objects[int(re.search(rb"/Contents (\d+) 0 R", page).group(1))]
-    header, stream = content.split(b"stream", 1)
-    stream = stream.strip(b"\r\n").rsplit(b"endstream", 1)[0].strip()
-    if b"ASCII85Decode" in header:
-        import base64
-        stream = base64.a85decode(stream.removeprefix(b"<~").removesuffix(b"~>"), ignorechars=b" \t\r\n")
-    if b"FlateDecode" in header:
-        stream = zlib.decompress(stream)
-    return (box[2] - box[0], box[3] - box[1]), stream.decode("latin-1")
-
-
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 def test_print_kit_lens_sheet_adds_one_landscape_page_with_30_mm_squares(paper, tmp_path, capsys):
     plain, with_sheet = tmp_path / "kit.pdf", tmp_path / "kit-lens.pdf"
@@ -346,7 +329,7 @@ def test_print_kit_lens_sheet_adds_one_landscape_page_with_30_mm_squares(paper, 
     assert main(["print-kit", "--out", str(with_sheet), "--paper", paper, "--lens-sheet"]) == 0
     assert json.loads(capsys.readouterr().out)["pages"] == pages + 1
     pt = 72 / 25.4
-    size, content = _last_page(with_sheet.read_bytes())
+    size, content = pdf_pages(with_sheet.read_bytes())[-1]
     assert size == pytest.approx((PAPER_MM[paper][1] * pt, PAPER_MM[paper][0] * pt), abs=0.01)  # landscape
     number = r"(-?[\d.]+)"
     rects = [tuple(float(v) for v in m) for m in re.findall(rf"{number} {number} {number} {number} re", content)]

@@ -1,13 +1,12 @@
 """The print kit: exact page and cell sizes in the PDF, sheets that fit the paper, PNGs the detector agrees with."""
 
-import base64
 import json
 import re
-import zlib
 
 import cv2
 import numpy as np
 import pytest
+from pdfpages import pdf_pages
 from PIL import Image
 
 from engine.pieces import ALL_PIECES, KINDS, START_INVENTORY, Colour
@@ -19,30 +18,7 @@ PT = 72 / 25.4  # points per mm
 
 
 def _pdf_pages(path) -> list[tuple[tuple[float, float], str]]:
-    """(width, height) in points and the decoded content stream of each page, in page order."""
-    data = path.read_bytes()
-    objects = {int(m.group(1)): m.group(2) for m in re.finditer(rb"(\d+) 0 obj\s*(.*?)endobj", data, re.S)}
-    kids = re.search(rb"/Kids \[([^\]]*)\]", data).group(1)
-    pages = []
-    for ref in re.findall(rb"(\d+) 0 R", kids):
-        page = objects[int(ref)]
-        box = [float(v) for v in re.search(rb"/MediaBox \[([^\]]*)\]", page).group(1).split()]
-        content = objects[int(re.search(rb"/Contents (\d+) 0 R", page).group(1))]
-        header, stream = content.split(b"stream", 1)
-        stream = stream.strip(b"\r\n").rsplit(b"endstream", 1)[0].strip()
-        if b"ASCII85Decode" in header:
-            stream = _a85(stream)
-        if b"FlateDecode" in header:
-            stream = zlib.decompress(stream)
-        pages.append(((box[2] - box[0], box[3] - box[1]), stream.decode("latin-1")))
-    return pages
-
-
-def _a85(stream: bytes) -> bytes:
-    body = stream.strip()
-    body = body[2:] if body.startswith(b"<~") else body
-    body = body[:-2] if body.endswith(b"~>") else body
-    return base64.a85decode(body, ignorechars=b" \t\r\n")
+    return pdf_pages(path.read_bytes())
 
 
 def _rects(content: str) -> list[tuple[float, float, float, float]]:
