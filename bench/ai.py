@@ -28,12 +28,12 @@ from engine.ai import Computer, greedy_move, random_move  # noqa: E402
 OPPONENTS = {"random": random_move, "greedy": greedy_move}
 
 
-def play_one(job: tuple[str, int, str, int, float, int | None, float, float]) -> dict:
+def play_one(job: tuple[str, int, str, int, float, int | None, dict]) -> dict:
     """One game; returns the result from the computer's side, its move times and any illegal attempt."""
-    opponent, seed, colour_name, level, seconds, max_nodes, keep, width = job
+    opponent, seed, colour_name, level, seconds, max_nodes, knobs = job
     computer_colour = Colour(colour_name)
     rng = random.Random(seed)
-    computer = Computer(level=level, seconds=seconds, max_nodes=max_nodes, seed=seed, keep=keep, width=width)
+    computer = Computer(level=level, seconds=seconds, max_nodes=max_nodes, seed=seed, **knobs)
     referee = Referee()
     times: list[float] = []
     illegal = 0
@@ -69,13 +69,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--keep", type=float, default=0.1, help="weight of pieces in hand (tuning)")
     parser.add_argument("--width", type=float, default=0.1, help="weight of spare path cells (tuning)")
+    parser.add_argument("--blocks", type=int, default=12, help="blocking placements searched per position (tuning)")
+    parser.add_argument("--lead", type=float, default=4.0, help="race lead beyond which blocking is worth nothing")
+    parser.add_argument("--own", type=float, default=0.6, help="weight of the computer's own distance")
     args = parser.parse_args(argv)
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
     for name in opponents:
         if name not in OPPONENTS:
             parser.error(f"unknown opponent {name!r}")
+    knobs = {"keep": args.keep, "width": args.width, "blocks": args.blocks, "lead": args.lead, "own": args.own}
     jobs = [(name, args.seed + g, "red" if g % 2 == 0 else "black", args.level, args.seconds, args.max_nodes,
-             args.keep, args.width) for name in opponents for g in range(args.games)]
+             knobs) for name in opponents for g in range(args.games)]
     start = time.perf_counter()
     if args.processes == 1:
         results = [play_one(job) for job in jobs]
@@ -84,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
             results = pool.map(play_one, jobs, chunksize=1)
     wall = time.perf_counter() - start
     budget = f"{args.seconds:g} s/move" + (f", at most {args.max_nodes} nodes" if args.max_nodes else "")
-    budget += f", keep {args.keep:g}, width {args.width:g}"
+    budget += f", keep {args.keep:g}, width {args.width:g}, blocks {args.blocks}, lead {args.lead}, own {args.own:g}"
     print(f"Computer level {args.level}, {budget}, {args.games} games per opponent, colours alternating; "
           f"{args.processes} processes on {os.cpu_count()} cores ({platform.python_implementation()} "
           f"{platform.python_version()}), {wall:.0f} s wall.\n")

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from engine import CELLS, KINDS, Colour, Move, Outcome, Penalty, Piece, Referee, Rules
 from engine.ai import Computer, chooser, greedy_move, random_move, win_estimate
-from engine.analysis import threats
+from engine.analysis import distance, placeable_count, threats
+from engine.board import piece_bits
 from webui.cli import main
 
 BLACK_QUIET = [f"ns@{c}1" for c in "ACEGI"] + [f"ne@{c}10" for c in "ACEGI"]
@@ -106,6 +107,38 @@ def test_it_blocks_a_single_move_threat_with_the_terminator():
         assert threats(referee.board, referee.rules.sides(Colour.RED), referee.available(Colour.RED))
         move = tiny(level=level).choose(referee)
         assert str(move) == "w@J5"
+
+
+def red_gap_needs_a_cross() -> Referee:
+    """Red (7 straights, no junctions, 3 crosses to start) has A5-D5 and F5-H5 laid, 3 placements
+    from connecting; the gap E5 takes only a cross. Black to move."""
+    inventory = {Colour.RED: dict(zip(KINDS, (1, 10, 7, 0, 3), strict=True)),
+                 Colour.BLACK: dict(zip(KINDS, (1, 10, 5, 6, 2), strict=True))}
+    referee = Referee(Rules(inventory=inventory))
+    for k, column in enumerate("ABCDFGH"):
+        assert referee.play(f"red ew@{column}5").outcome is Outcome.LEGAL
+        if k < 6:
+            assert referee.play(f"black {BLACK_QUIET[k]}").outcome is Outcome.LEGAL
+    return referee
+
+
+def test_it_cuts_a_gap_its_opponent_can_no_longer_fill():
+    # A piece beside E5 with a blank edge facing it leaves E5 needing a straight or a junction,
+    # which Red has run out of: the wave A5-D5 is dead. Not a threat yet, and the cut is not on
+    # Red's connection, only beside it: the computer finds it by trying placements beside it.
+    for level in (1, 3):
+        for seed in range(3):
+            referee = red_gap_needs_a_cross()
+            assert red_distance(referee) == 3
+            move = Computer(level=level, seconds=None, max_nodes=400, seed=seed).choose(referee)
+            assert str(move.cell) in {"E4", "E6"}, move
+            referee.attempt(move)
+            assert red_distance(referee) >= 10
+
+
+def red_distance(referee: Referee) -> int | None:
+    counts = referee.inventory[Colour.RED]
+    return distance(referee.board, referee.rules.sides(Colour.RED), piece_bits(counts), placeable_count(counts))
 
 
 def test_without_a_terminator_it_still_plays_a_legal_move():
