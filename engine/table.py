@@ -153,7 +153,7 @@ class Table:
         if new:
             if self._resumed:
                 for cell, what in new.items():
-                    self._remove(cell, what, flags, FlagKind.DIFFERS,
+                    self.take_off(cell, what, flags, FlagKind.DIFFERS,
                                  f"the stored game has nothing on {cell} but the camera sees the {describe(what)}:"
                                  " take it off (lay it again if it was a move)")
             elif any(f.kind in BLOCKING for f in flags.values()):
@@ -162,20 +162,26 @@ class Table:
                     flags[cell] = Flag(FlagKind.HELD, cell, f"the {describe(what)} on {cell} waits until the "
                                        f"board is put right: {first.message}")
             else:
-                events += self._rule(new, flags)
+                events += self.rule(new, flags)
         self._resumed = False
         events += self._flag_changes(flags)
         return events
 
-    def _rule(self, new: dict[Cell, tuple[Colour, Piece]], flags: dict[Cell, Flag]) -> list[TableEvent]:
-        """Referee the new pieces: one at a time, or several in a legal order, or flag them."""
+    def rule(self, new: dict[Cell, tuple[Colour, Piece]], flags: dict[Cell, Flag]) -> list[TableEvent]:
+        """Referee the new pieces: one at a time, or several in a legal order, or flag them.
+
+        The extension point for tables with rules of their own (``webui.opponent.InstructedTable``
+        screens the computer's pieces first): ``new`` holds the pieces seen since the last look on
+        an otherwise sound board; a piece that must come off is handed to ``take_off``, which records
+        its flag in ``flags``.
+        """
         order = list(new.items())
         if len(order) > 1:
             found = self._legal_order(order)
             if found is None:
                 names = ", ".join(str(c) for c, _ in order)
                 for cell, what in order:
-                    self._remove(cell, what, flags, FlagKind.UNEXPLAINED,
+                    self.take_off(cell, what, flags, FlagKind.UNEXPLAINED,
                                  f"several pieces appeared at once ({names}) and no order of turns makes them all "
                                  f"legal: take the {describe(what)} off {cell} and lay the pieces one at a time")
                 return []
@@ -185,9 +191,9 @@ class Table:
             verdict = self.referee.attempt(Move(piece, cell), colour)
             events.append(TableEvent(verdict=verdict))
             if verdict.outcome is Outcome.ILLEGAL:
-                self._remove(cell, (colour, piece), flags, FlagKind.ILLEGAL_PIECE, self._illegal_advice(verdict))
+                self.take_off(cell, (colour, piece), flags, FlagKind.ILLEGAL_PIECE, self._illegal_advice(verdict))
             elif verdict.outcome is Outcome.REJECTED:
-                self._remove(cell, (colour, piece), flags, FlagKind.REJECTED_PIECE,
+                self.take_off(cell, (colour, piece), flags, FlagKind.REJECTED_PIECE,
                              f"take the {describe((colour, piece))} off {cell}: {verdict.reason}")
         return events
 
@@ -228,7 +234,8 @@ class Table:
             advice = f"take the {what} off {verdict.cell}; it is out of the game; {verdict.colour.title} misses a turn"
         return f"{advice} ({verdict.reason})"
 
-    def _remove(self, cell: Cell, what: Content, flags: dict[Cell, Flag], kind: FlagKind, message: str) -> None:
+    def take_off(self, cell: Cell, what: Content, flags: dict[Cell, Flag], kind: FlagKind, message: str) -> None:
+        """Flag ``what`` on ``cell`` until it is taken off (the flag stays while it lies there)."""
         flag = Flag(kind, cell, message)
         self._to_remove[cell] = (what, flag)
         flags[cell] = flag

@@ -309,18 +309,18 @@ class InstructedTable(Table):
         move = self._told()
         return (self.computer, move) if move is not None else None
 
-    def _rule(self, new: dict[Cell, tuple[Colour, Piece]], flags: dict[Cell, Flag]) -> list:
+    def rule(self, new: dict[Cell, tuple[Colour, Piece]], flags: dict[Cell, Flag]) -> list:
         ours = {cell: what for cell, what in new.items() if what[0] is self.computer}
         if not ours or self.referee.over:
-            return super()._rule(new, flags)
+            return super().rule(new, flags)
         told = self.instructed_move()
         laid = told is not None and ours.get(told[1].cell) == (self.computer, told[1].piece)
         if laid and len(ours) == 1:
-            return super()._rule(new, flags)
+            return super().rule(new, flags)
         wrong = [(cell, what) for cell, what in ours.items()
                  if not (laid and told is not None and cell == told[1].cell)]
         for cell, what in wrong:
-            self._remove(cell, what, flags, FlagKind.REJECTED_PIECE, self._advice(cell, what, told))
+            self.take_off(cell, what, flags, FlagKind.REJECTED_PIECE, self._advice(cell, what, told))
         first = flags[wrong[0][0]]
         for cell, what in new.items():
             if cell not in flags:    # the rest waits, as behind any piece that must come off
