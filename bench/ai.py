@@ -5,7 +5,9 @@
 Each pairing plays ``--games`` games, the computer taking Red and Black in turn; the opponents are
 ``random`` (a uniformly random legal placement) and ``greedy`` (the placement that minimises its own
 connection distance, ties broken by maximising the computer's, then at random). Prints a markdown
-table. Uses at most two processes.
+table. Uses at most two processes. ``--records DIR`` keeps every game the computer did not win as
+a record (``thoughtwave referee --moves DIR/greedy-20041-black-draw.txt`` replays it); the search
+runs against the clock, so the same seed need not give the same game twice.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import Colour, Outcome, Referee  # noqa: E402
 from engine.ai import Computer, greedy_move, random_move  # noqa: E402
+from engine.record import GameRecord  # noqa: E402
 
 OPPONENTS = {"random": random_move, "greedy": greedy_move}
 
@@ -54,8 +57,11 @@ def play_one(job: tuple[str, int, str, int, float, int | None, dict]) -> dict:
             referee.attempt(OPPONENTS[opponent](referee, rng), mover)
     result = "draw" if referee.result in ("draw", "ongoing") else (
         "win" if referee.winner is computer_colour else "loss")
+    names = {computer_colour: "computer", computer_colour.other: opponent}
+    record = "" if result == "win" else GameRecord.from_referee(
+        referee, red=names[Colour.RED], black=names[Colour.BLACK]).to_text()
     return {"opponent": opponent, "result": result, "times": times, "illegal": illegal,
-            "moves": len(referee.verdicts), "colour": colour_name}
+            "moves": len(referee.verdicts), "colour": colour_name, "seed": seed, "record": record}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opponents", default="random,greedy", help="comma-separated: random, greedy")
     parser.add_argument("--processes", type=int, default=2, choices=[1, 2])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--records", type=Path, default=None,
+                        help="write each game the computer did not win to this folder, as a record "
+                             "`thoughtwave referee --moves` replays")
     parser.add_argument("--keep", type=float, default=0.1, help="weight of pieces in hand (tuning)")
     parser.add_argument("--width", type=float, default=0.1, help="weight of spare path cells (tuning)")
     parser.add_argument("--blocks", type=int, default=12, help="blocking placements searched per position (tuning)")
@@ -107,6 +116,12 @@ def main(argv: list[str] | None = None) -> int:
               f"| {rate([r for r in mine if r['colour'] == 'red'])} "
               f"| {rate([r for r in mine if r['colour'] == 'black'])} "
               f"| {statistics.median(times):.2f} | {max(times):.2f} | {sum(r['illegal'] for r in mine)} |")
+    if args.records is not None:
+        args.records.mkdir(parents=True, exist_ok=True)
+        lost = [r for r in results if r["record"]]
+        for r in lost:
+            (args.records / f"{r['opponent']}-{r['seed']}-{r['colour']}-{r['result']}.txt").write_text(r["record"])
+        print(f"\n{len(lost)} games not won written to {args.records}/")
     return 0
 
 
