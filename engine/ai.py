@@ -387,7 +387,7 @@ class Computer:
         forced_moves = [m for _, m in scored[keep:] if m.cell.index in forced]
         shortlist = [m for _, m in scored[:keep]] + forced_moves
         if self.blocks and theirs.distance is not None:
-            seen = {m for m in shortlist}
+            seen = set(shortlist)
             shortlist += [m for m in self._blocks(ref, theirs, available) if m not in seen]
         out: list[tuple[float, Move]] = []
         for move in shortlist:
