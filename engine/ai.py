@@ -116,7 +116,10 @@ class Computer:
     (weight of spare cells on the shortest connections; 0 switches the term and its cost off),
     ``blocks`` (placements beside the opponent's connection tried per position; 0: none),
     ``lead`` (the race lead beyond which blocking is worth nothing; None: no cap) and ``own``
-    (weight of the mover's own distance beside the race). ``plies`` stays 2: against the greedy
+    (weight of the mover's own distance beside the race). ``exact_threats`` checks, when a player
+    is one placement from connecting and the other is to move, whether any placement stops them (a
+    cross both waves need cannot be stopped: it connects both, and the mover wins); without it one
+    threat cell counts as blockable. ``plies`` stays 2: against the greedy
     player, 3 plies (partial at 1 s) won 14/24 where 2 plies over the best six moves won 20/24,
     and 2 plies over the best fourteen won 15/24. Measured with ``bench/ai.py`` against greedy
     (40 games on seeds 1000-1039, then 60 on 5000-5059): blocks 12 alone 90%, with lead 4 and
@@ -127,7 +130,7 @@ class Computer:
     def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,
                  seed: int | None = None, beam: int = 10, keep: float = 0.1, width: float = 0.1,
                  root_beam: int = 6, plies: int = 2, blocks: int = 12, lead: float | None = 4.0,
-                 own: float = 0.6) -> None:
+                 own: float = 0.6, exact_threats: bool = True) -> None:
         if level not in (1, 2, 3):
             raise ValueError(f"level must be 1, 2 or 3, not {level}")
         self.level = level
@@ -141,6 +144,7 @@ class Computer:
         self.blocks = blocks
         self.lead = lead
         self.own = own
+        self.exact_threats = exact_threats
         self.rng = random.Random(seed)
         self._deadline = math.inf
         self._nodes = 0
@@ -283,16 +287,53 @@ class Computer:
         # versatile pieces kept for later make the last placements possible (bends alone often fail)
         value += self.keep * (_hand_value(ref.inventory[me]) - _hand_value(ref.inventory[me.other]))
         # One block stops one threat: a player one placement away on several cells, with the other
-        # side to move, is close to winning.
+        # side to move, is close to winning; when no placement stops them at all, they have won.
         if mine == 1:
-            value += _DOUBLE_THREAT * (self._threat_cells(ref, me) - 1)
+            cells = self._threat_cells(ref, me)
+            if cells and self.exact_threats and not self._can_stop(ref, me):
+                return WIN - 2
+            value += _DOUBLE_THREAT * (len(cells) - 1)
         if theirs == 1:
-            value -= _DOUBLE_THREAT * (self._threat_cells(ref, me.other) - 1)
+            cells = self._threat_cells(ref, me.other)
+            if cells and self.exact_threats and not self._can_stop(ref, me.other):
+                return -(WIN - 2)
+            value -= _DOUBLE_THREAT * (len(cells) - 1)
         return value
 
-    def _threat_cells(self, ref: Referee, colour: Colour) -> int:
+    def _threat_cells(self, ref: Referee, colour: Colour) -> set[int]:
         found = threats(ref.board, ref.rules.sides(colour), ref.available(colour))
-        return len({m.cell for m in found})
+        return {m.cell.index for m in found}
+
+    def _can_stop(self, ref: Referee, threat: Colour) -> bool:
+        """Whether the other side (to move) has a placement after which ``threat`` has no winning
+        placement left (or that wins outright). Only placements on or beside a winning cell can
+        stop one, so only those are tried; the first that stops it answers."""
+        board = ref.board
+        sides, theirs = ref.rules.sides(threat), ref.available(threat)
+        defender = threat.other
+        own_sides, available = ref.rules.sides(defender), ref.available(defender)
+        cells = self._threat_cells(ref, threat)
+        near = list(cells) + [n.index for i in cells for _, n in CELLS[i].neighbours()
+                              if not board.arms[n.index] and n.index not in cells]
+        fixed, need = board.fixed, board.need
+        for i in near:
+            fits = FITS[fixed[i]][need[i]] & available
+            for piece_arms in range(1, 16):
+                if not fits >> piece_arms & 1:
+                    continue
+                move = Move(Piece(piece_arms), CELLS[i])
+                board.push(move)
+                try:
+                    joined = board.sides_joined(move.cell)
+                    if joined & own_sides == own_sides:
+                        return True               # the defender wins with it
+                    if joined & sides == sides:
+                        continue                  # it would connect the threat instead
+                    if not threats(board, sides, theirs):
+                        return True
+                finally:
+                    board.pop()
+        return False
 
     def _distance(self, ref: Referee, colour: Colour) -> int | None:
         counts = ref.inventory[colour]

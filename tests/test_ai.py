@@ -141,6 +141,31 @@ def red_distance(referee: Referee) -> int | None:
     return distance(referee.board, referee.rules.sides(Colour.RED), piece_bits(counts), placeable_count(counts))
 
 
+# A game the computer lost to greedy (bench/ai.py --records): Red's wave along rows 2-3 and Black's down
+# column J both need J2, and only a cross fits there, which connects both: whoever lays it wins.
+RACE_FOR_J2 = [
+    "red ew@G2", "black ns@A2", "red ew@A5", "black ns@I5", "red ew@I2", "black nsw@J1", "red new@F2",
+    "black ns@J3", "red nesw@E2", "black nsw@J4", "red new@A3", "black ns@J5", "red new@C3", "black ns@J9",
+    "red new@H2", "black nes@J10", "red nw@D3", "black nes@J7", "red esw@B3", "black nes@J8",
+]
+
+
+def test_it_sees_a_winning_cell_that_cannot_be_stopped():
+    referee = Referee()
+    for line in RACE_FOR_J2:
+        assert referee.play(line).outcome is Outcome.LEGAL
+    # level 1 looks one placement ahead only: it must know the threat it makes cannot be stopped
+    choice = Computer(level=1, seconds=None, max_nodes=100, seed=0).search(referee)
+    assert choice is not None and choice.score == 1.0
+    referee.attempt(choice.move)
+    red = referee.rules.sides(Colour.RED)
+    assert threats(referee.board, red, referee.available(Colour.RED))
+    for move in list(referee.board.legal_placements(referee.available(Colour.BLACK))):
+        referee.attempt(move)
+        assert referee.winner is Colour.RED or threats(referee.board, red, referee.available(Colour.RED)), move
+        referee.undo()
+
+
 def test_without_a_terminator_it_still_plays_a_legal_move():
     inventory = {Colour.RED: {k: n for k, n in zip(KINDS, (1, 10, 5, 6, 2), strict=True)},
                  Colour.BLACK: {k: n for k, n in zip(KINDS, (0, 10, 5, 6, 2), strict=True)}}
