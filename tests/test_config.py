@@ -51,7 +51,7 @@ def test_no_file_anywhere_gives_every_default(tmp_path, monkeypatch):
     config = load_config(None, environ=ENV)
     assert config == Config(state_dir=Path("/home/player/.local/state/thoughtwave"))
     assert config.camera == CameraConfig(source="demo", resolution=(1280, 960), fps=10.0)
-    assert config.server == ServerConfig(host="127.0.0.1", port=8080, pin=None, threads=4)
+    assert config.server == ServerConfig(host="127.0.0.1", port=8080, pin=None, threads=8)
     assert config.rules == RulesConfig(illegal_penalty="skip-turn", red_sides="WE", first="red")
     assert config.vision == VisionConfig(stable_seconds=0.4, hand_warning_seconds=10.0, profile=None)
     assert config.display == DisplayConfig(speech=True)

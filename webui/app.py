@@ -196,7 +196,7 @@ def create_app(companion: Companion, *, pin: str | None, secret_key: bytes, conf
                threads: int | None = None, preview_fps: float = 5.0) -> Flask:
     """The Flask app serving ``companion``. ``pin`` None: nothing can be changed from the network."""
     app = Flask(__name__)
-    threads = threads or int(_setting(config, "server.threads", 4))
+    threads = threads or int(_setting(config, "server.threads", 8))
     app.config.update(
         SECRET_KEY=secret_key,
         MAX_CONTENT_LENGTH=MAX_BODY,

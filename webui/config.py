@@ -49,7 +49,7 @@ class ServerConfig:
     host: str = "127.0.0.1"
     port: int = 8080
     pin: str | None = None
-    threads: int = 4
+    threads: int = 8
 
 
 @dataclass(frozen=True)
