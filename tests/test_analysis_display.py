@@ -115,7 +115,7 @@ def served(tmp_path):
     companion = Companion(store, Rules(), lambda: ScriptedSource(20), game.watcher, Settings(speech=False),
                           make_computer=Fixed)
     app = create_app(companion, pin="1357", secret_key=load_secret_key(tmp_path), threads=6)
-    server = create_server(app, host="127.0.0.1", port=0, threads=6)
+    server = create_server(app, host="127.0.0.1", port=0, threads=6, asyncore_use_poll=True)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.effective_port}", companion, game

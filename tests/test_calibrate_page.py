@@ -362,7 +362,7 @@ def test_in_the_browser_enter_the_pin_press_check_and_the_results_appear(page, g
     companion = Companion(store, Rules(), lambda: StillCamera(good_image, fps=5), game.watcher, Settings(speech=False))
     app = create_app(companion, pin="1357", secret_key=load_secret_key(tmp_path), threads=4,
                      config=Config(state_dir=tmp_path))
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
+    server = create_server(app, host="127.0.0.1", port=0, threads=4, asyncore_use_poll=True)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     companion.start()
