@@ -290,12 +290,12 @@ class Computer:
         # side to move, is close to winning; when no placement stops them at all, they have won.
         if mine == 1:
             cells = self._threat_cells(ref, me)
-            if cells and self.exact_threats and not self._can_stop(ref, me):
+            if cells and self.exact_threats and not self._can_stop(ref, me, cells):
                 return WIN - 2
             value += _DOUBLE_THREAT * (len(cells) - 1)
         if theirs == 1:
             cells = self._threat_cells(ref, me.other)
-            if cells and self.exact_threats and not self._can_stop(ref, me.other):
+            if cells and self.exact_threats and not self._can_stop(ref, me.other, cells):
                 return -(WIN - 2)
             value -= _DOUBLE_THREAT * (len(cells) - 1)
         return value
@@ -304,35 +304,28 @@ class Computer:
         found = threats(ref.board, ref.rules.sides(colour), ref.available(colour))
         return {m.cell.index for m in found}
 
-    def _can_stop(self, ref: Referee, threat: Colour) -> bool:
+    def _can_stop(self, ref: Referee, threat: Colour, cells: set[int]) -> bool:
         """Whether the other side (to move) has a placement after which ``threat`` has no winning
-        placement left (or that wins outright). Only placements on or beside a winning cell can
-        stop one, so only those are tried; the first that stops it answers."""
+        placement left (or that wins outright). ``cells``: the threat's winning cells. Only
+        placements on or beside a winning cell can stop one, so only those are tried; the first
+        that stops it answers."""
         board = ref.board
         sides, theirs = ref.rules.sides(threat), ref.available(threat)
         defender = threat.other
         own_sides, available = ref.rules.sides(defender), ref.available(defender)
-        cells = self._threat_cells(ref, threat)
-        near = list(cells) + [n.index for i in cells for _, n in CELLS[i].neighbours()
-                              if not board.arms[n.index] and n.index not in cells]
-        fixed, need = board.fixed, board.need
-        for i in near:
-            fits = FITS[fixed[i]][need[i]] & available
-            for piece_arms in range(1, 16):
-                if not fits >> piece_arms & 1:
-                    continue
-                move = Move(Piece(piece_arms), CELLS[i])
-                board.push(move)
-                try:
-                    joined = board.sides_joined(move.cell)
-                    if joined & own_sides == own_sides:
-                        return True               # the defender wins with it
-                    if joined & sides == sides:
-                        continue                  # it would connect the threat instead
-                    if not threats(board, sides, theirs):
-                        return True
-                finally:
-                    board.pop()
+        near = cells | {n.index for i in cells for _, n in CELLS[i].neighbours() if not board.arms[n.index]}
+        for move in board.placements_at(near, available):
+            board.push(move)
+            try:
+                joined = board.sides_joined(move.cell)
+                if joined & own_sides == own_sides:
+                    return True               # the defender wins with it
+                if joined & sides == sides:
+                    continue                  # it would connect the threat instead
+                if not threats(board, sides, theirs):
+                    return True
+            finally:
+                board.pop()
         return False
 
     def _distance(self, ref: Referee, colour: Colour) -> int | None:
@@ -350,27 +343,22 @@ class Computer:
         d = theirs.distance
         assert d is not None
         board = ref.board
-        arms, fixed, need = board.arms, board.fixed, board.need
+        arms = board.arms
         on_path = [i for i in range(SIZE * SIZE) if not arms[i] and theirs.through(i) <= d]
         beside = {n.index for i in on_path for _, n in CELLS[i].neighbours() if not arms[n.index]}
         beside.difference_update(on_path)
         counts = ref.inventory[mover.other]
         sides, bits, left = ref.rules.sides(mover.other), piece_bits(counts), placeable_count(counts)
         found: list[tuple[float, Move]] = []
-        for i in beside:
-            fits = FITS[fixed[i]][need[i]] & available
-            for piece_arms in range(1, 16):
-                if not fits >> piece_arms & 1:
-                    continue
-                move = Move(Piece(piece_arms), CELLS[i])
-                board.push(move)
-                try:
-                    after = distance(board, sides, bits, left)
-                finally:
-                    board.pop()
-                gain = (_NO_PATH if after is None else after) - d
-                if gain > 0:
-                    found.append((gain + self.rng.random() * 0.1, move))
+        for move in board.placements_at(beside, available):
+            board.push(move)
+            try:
+                after = distance(board, sides, bits, left)
+            finally:
+                board.pop()
+            gain = (_NO_PATH if after is None else after) - d
+            if gain > 0:
+                found.append((gain + self.rng.random() * 0.1, move))
         found.sort(key=lambda x: -x[0])
         return [m for _, m in found[: self.blocks]]
 

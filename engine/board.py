@@ -11,7 +11,7 @@ waves of the neighbours it touches, so only the component through the new piece 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from engine.cells import CELLS, SIZE, Cell
 from engine.moves import Move
@@ -152,8 +152,12 @@ class Board:
 
     def legal_placements(self, available: int = ALL_PIECE_BITS) -> Iterator[Move]:
         """Every legal placement of a piece from ``available``, cell by cell (a cheap generator)."""
+        return self.placements_at(range(CELL_COUNT), available)
+
+    def placements_at(self, cells: Iterable[int], available: int = ALL_PIECE_BITS) -> Iterator[Move]:
+        """The legal placements of a piece from ``available`` on the cells with these indices."""
         arms, fixed, need = self.arms, self.fixed, self.need
-        for i in range(CELL_COUNT):
+        for i in cells:
             if arms[i] == 0:
                 bits = FITS[fixed[i]][need[i]] & available
                 base = i * 16
