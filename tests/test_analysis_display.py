@@ -1,9 +1,9 @@
 """Analysis on the display: each player's placements still needed (now and over the game, for the chart)
 and the threats (cells where one placement connects), in the state, on the board and on the page."""
 
-import threading
 
 import pytest
+from serving import serving
 
 import webui.companion as companion_module
 from engine import Colour, Referee, Rules
@@ -108,21 +108,14 @@ class Fixed:
 
 @pytest.fixture
 def served(tmp_path):
-    from waitress import create_server
-
     game = ScriptedGame(ROW[:15], frames_per_step=2)
     store = Store.in_dir(tmp_path)
     companion = Companion(store, Rules(), lambda: ScriptedSource(20), game.watcher, Settings(speech=False),
                           make_computer=Fixed)
     app = create_app(companion, pin="1357", secret_key=load_secret_key(tmp_path), threads=6)
-    server = create_server(app, host="127.0.0.1", port=0, threads=6, asyncore_use_poll=True)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.effective_port}", companion, game
-    companion.stop()
-    server.close()
-    server.task_dispatcher.shutdown(timeout=5)
-    thread.join(5)
+    with serving(app, threads=6) as url:
+        yield url, companion, game
+        companion.stop()
     store.close()
 
 

@@ -2,9 +2,9 @@
 and a control action without the PIN is refused. Served by waitress, fed by a fast scripted game."""
 
 import re
-import threading
 
 import pytest
+from serving import serving
 
 from engine import Rules
 from webui.app import create_app, load_secret_key
@@ -23,20 +23,13 @@ GAME = ["red ew@A5", "black ns@A6", "wait 10", "off A6", "red ew@B5", "red ew@C5
 @pytest.fixture
 def served(tmp_path):
     """The app on 127.0.0.1 (a free port) in a waitress thread, the scripted game stepping every 0.1 s."""
-    from waitress import create_server
-
     game = ScriptedGame(GAME, frames_per_step=2)
     store = Store.in_dir(tmp_path)
     companion = Companion(store, Rules(), lambda: ScriptedSource(20), game.watcher, Settings(speech=False))
     app = create_app(companion, pin="1357", secret_key=load_secret_key(tmp_path), threads=6)
-    server = create_server(app, host="127.0.0.1", port=0, threads=6, asyncore_use_poll=True)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.effective_port}", companion
-    companion.stop()          # streams end when the companion stops
-    server.close()
-    server.task_dispatcher.shutdown(timeout=5)
-    thread.join(5)
+    with serving(app, threads=6) as url:
+        yield url, companion
+        companion.stop()          # streams end when the companion stops
     store.close()
 
 

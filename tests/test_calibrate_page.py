@@ -5,11 +5,12 @@ exposure check with its advice and is not saved without force; bad input is a 4x
 import dataclasses
 import json
 import re
-import threading
 import time
+from contextlib import closing
 
 import numpy as np
 import pytest
+from serving import serving
 
 from calibration.checks import BLACK_SAMPLE, RED_SAMPLE
 from calibration.profile import FILE_NAME, load_profile
@@ -354,39 +355,31 @@ def test_only_one_check_runs_at_a_time(client, app, companion, good_image):
 
 @pytest.mark.browser
 def test_in_the_browser_enter_the_pin_press_check_and_the_results_appear(page, good_image, tmp_path):
-    from waitress import create_server
-
     expect = pytest.importorskip("playwright.sync_api").expect
     game = ScriptedGame([])     # no vision in the loop: the page checks the camera's raw pictures itself
     store = Store.in_dir(tmp_path)
     companion = Companion(store, Rules(), lambda: StillCamera(good_image, fps=5), game.watcher, Settings(speech=False))
     app = create_app(companion, pin="1357", secret_key=load_secret_key(tmp_path), threads=4,
                      config=Config(state_dir=tmp_path))
-    server = create_server(app, host="127.0.0.1", port=0, threads=4, asyncore_use_poll=True)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    companion.start()
-    try:
-        errors: list[str] = []
-        page.on("pageerror", lambda err: errors.append(str(err)))
-        page.goto(f"http://127.0.0.1:{server.effective_port}/calibrate")
-        expect(page.locator("#checks li")).to_have_count(0)
-        page.fill('#pin-form input[name="pin"]', "1357")
-        page.get_by_role("button", name="Enter").click()
-        check = page.get_by_role("button", name="Check")
-        expect(check).to_be_visible()
-        expect(page.locator("#save")).to_be_disabled()
-        check.click()
-        expect(page.locator("#checks li")).to_have_count(7, timeout=20_000)
-        expect(page.locator('#checks li[data-name="exposure"] .mark')).to_have_text("ok")
-        expect(page.locator("#last-summary")).to_contain_text("Passed")
-        expect(page.locator("#save")).to_be_enabled()
-        expect(page.locator("#save-force")).to_be_hidden()
-        assert errors == []
-    finally:
-        page.goto("about:blank")      # ends the preview stream before the server goes
-        companion.stop()
-        server.close()
-        server.task_dispatcher.shutdown(timeout=5)
-        thread.join(5)
-        store.close()
+    with closing(store), serving(app, threads=4) as url:     # the store closes after the server
+        companion.start()
+        try:
+            errors: list[str] = []
+            page.on("pageerror", lambda err: errors.append(str(err)))
+            page.goto(f"{url}/calibrate")
+            expect(page.locator("#checks li")).to_have_count(0)
+            page.fill('#pin-form input[name="pin"]', "1357")
+            page.get_by_role("button", name="Enter").click()
+            check = page.get_by_role("button", name="Check")
+            expect(check).to_be_visible()
+            expect(page.locator("#save")).to_be_disabled()
+            check.click()
+            expect(page.locator("#checks li")).to_have_count(7, timeout=20_000)
+            expect(page.locator('#checks li[data-name="exposure"] .mark')).to_have_text("ok")
+            expect(page.locator("#last-summary")).to_contain_text("Passed")
+            expect(page.locator("#save")).to_be_enabled()
+            expect(page.locator("#save-force")).to_be_hidden()
+            assert errors == []
+        finally:
+            page.goto("about:blank")      # ends the preview stream before the server goes
+            companion.stop()
