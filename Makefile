@@ -21,7 +21,7 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q
+	$(BIN)/pytest -q
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -24,9 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import Colour, Outcome, Referee  # noqa: E402
-from engine.ai import Computer, greedy_move, random_move  # noqa: E402
-from engine.record import GameRecord  # noqa: E402
+from thoughtwave.engine import Colour, Outcome, Referee  # noqa: E402
+from thoughtwave.engine.ai import Computer, greedy_move, random_move  # noqa: E402
+from thoughtwave.engine.record import GameRecord  # noqa: E402
 
 OPPONENTS = {"random": random_move, "greedy": greedy_move}
 

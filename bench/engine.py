@@ -18,11 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout without installing
 
-from engine import Colour, Referee  # noqa: E402
-from engine.board import Board, piece_bits  # noqa: E402
-from engine.cells import CELLS  # noqa: E402
-from engine.moves import Move  # noqa: E402
-from engine.pieces import ALL_PIECES, START_INVENTORY  # noqa: E402
+from thoughtwave.engine import Colour, Referee  # noqa: E402
+from thoughtwave.engine.board import Board, piece_bits  # noqa: E402
+from thoughtwave.engine.cells import CELLS  # noqa: E402
+from thoughtwave.engine.moves import Move  # noqa: E402
+from thoughtwave.engine.pieces import ALL_PIECES, START_INVENTORY  # noqa: E402
 
 TARGET_GAMES_PER_SECOND = 1000
 

@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vision.demo import Lay, Timeline  # noqa: E402
+from thoughtwave.vision.demo import Lay, Timeline  # noqa: E402
 
 
 class SseClient(threading.Thread):
@@ -100,7 +100,7 @@ def start_subprocess(state_dir: Path, fps: float, resolution: str, camera: str) 
     width, height = resolution.lower().split("x")
     config.write_text(f'state_dir = "{state_dir}"\n[camera]\nsource = "{camera}"\nfps = {fps}\n'
                       f'resolution = [{int(width)}, {int(height)}]\n[display]\nspeech = false\n')
-    process = subprocess.Popen([sys.executable, "-m", "webui.cli", "serve", "--port", "0",
+    process = subprocess.Popen([sys.executable, "-m", "thoughtwave.webui.cli", "serve", "--port", "0",
                                 "--config", str(config)], cwd=ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, text=True)
     for line in process.stdout:
@@ -112,15 +112,14 @@ def start_subprocess(state_dir: Path, fps: float, resolution: str, camera: str) 
 def start_in_process(state_dir: Path, fps: float, resolution: str = "1280x960"):
     """The companion with an oracle reader, served by waitress in this process; returns (url, stop)."""
     import numpy as np
+    from thoughtwave.engine import CELLS, Rules
+    from thoughtwave.vision.demo import DemoCamera
+    from thoughtwave.vision.reading import BoardReading, CellReading
+    from thoughtwave.vision.watch import Watcher
+    from thoughtwave.webui.app import create_app, load_secret_key
+    from thoughtwave.webui.companion import Companion, Settings
+    from thoughtwave.webui.store import Store
     from waitress import create_server
-
-    from engine import CELLS, Rules
-    from vision.demo import DemoCamera
-    from vision.reading import BoardReading, CellReading
-    from vision.watch import Watcher
-    from webui.app import create_app, load_secret_key
-    from webui.companion import Companion, Settings
-    from webui.store import Store
 
     class OracleReader:
         """Reads what the demo camera drew (its ground truth) instead of the pixels."""

@@ -32,11 +32,11 @@ import numpy as np  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.cells import CELLS  # noqa: E402
-from vision.artwork import ARUCO_DICTIONARY  # noqa: E402
-from vision.reading import CellState  # noqa: E402
-from vision.recognizer import Recognizer  # noqa: E402
-from vision.synth import Scene, render  # noqa: E402
+from thoughtwave.engine.cells import CELLS  # noqa: E402
+from thoughtwave.vision.artwork import ARUCO_DICTIONARY  # noqa: E402
+from thoughtwave.vision.reading import CellState  # noqa: E402
+from thoughtwave.vision.recognizer import Recognizer  # noqa: E402
+from thoughtwave.vision.synth import Scene, render  # noqa: E402
 
 LEVELS = ("clean", "mild", "medium", "hard")
 DEFAULT_SEED = 600_000
@@ -186,8 +186,9 @@ def memory_line(seed: int) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         image = Path(tmp) / "frame.jpg"
         cv2.imwrite(str(image), frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        result = subprocess.run([sys.executable, "-I", "-S", "-c", _LAUNCHER, sys.executable, "-m", "webui.cli",
-                                 "recognize", str(image)], cwd=ROOT, capture_output=True, text=True, check=False)
+        result = subprocess.run([sys.executable, "-I", "-S", "-c", _LAUNCHER, sys.executable, "-m",
+                                 "thoughtwave.webui.cli", "recognize", str(image)],
+                                cwd=ROOT, capture_output=True, text=True, check=False)
     code, peak_kb = (int(v) for v in result.stdout.split())
     return ["### Memory", "",
             f"Peak resident memory of `thoughtwave recognize` on a 1920x1080 JPEG: **{peak_kb / 1024:.0f} MB** "

@@ -13,16 +13,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-
-from calibration.checks import BLACK_SAMPLE, RED_SAMPLE, Samples, run_all
-from calibration.profile import CheckResult, Profile
-from engine.cells import CELLS, Cell
-from vision.artwork import BoardLayout
-from vision.finder import BoardFinder
-from vision.tiles import ColourModel, TileReader
+from thoughtwave.calibration.checks import BLACK_SAMPLE, RED_SAMPLE, Samples, run_all
+from thoughtwave.calibration.profile import CheckResult, Profile
+from thoughtwave.engine.cells import CELLS, Cell
+from thoughtwave.vision.artwork import BoardLayout
+from thoughtwave.vision.finder import BoardFinder
+from thoughtwave.vision.tiles import ColourModel, TileReader
 
 if TYPE_CHECKING:
-    from calibration.lens import LensModel
+    from thoughtwave.calibration.lens import LensModel
 
 #: Share of a cell's middle that must be tile body for a sample tile to count as present.
 SAMPLE_BODY = 0.3

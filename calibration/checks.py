@@ -11,11 +11,10 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-
-from calibration.profile import CheckResult
-from engine.cells import Cell
-from vision.artwork import BoardLayout
-from vision.finder import BoardFinder, BoardPose, FinderResult
+from thoughtwave.calibration.profile import CheckResult
+from thoughtwave.engine.cells import Cell
+from thoughtwave.vision.artwork import BoardLayout
+from thoughtwave.vision.finder import BoardFinder, BoardPose, FinderResult
 
 #: Cells on which calibration looks for one sample tile of each colour (printed on the kit's instructions).
 RED_SAMPLE, BLACK_SAMPLE = Cell.parse("E5"), Cell.parse("F6")

@@ -22,11 +22,10 @@ from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
-
-from calibration.profile import CheckResult
+from thoughtwave.calibration.profile import CheckResult
 
 if TYPE_CHECKING:
-    from vision.printkit import SheetArt
+    from thoughtwave.vision.printkit import SheetArt
 
 #: The sheet: 8 x 6 chessboard squares of 30 mm (240 x 180 mm, on A4 or Letter landscape with margins),
 #: 22 mm markers from a dictionary the game board does not use.
@@ -111,7 +110,7 @@ def sheet_black_mm() -> np.ndarray:
 
 def sheet_art() -> SheetArt:
     """The lens sheet as print-kit draws it (a PDF page at exact size, and ``charuco.png``)."""
-    from vision.printkit import SheetArt  # reportlab comes with it: only print-kit and tests need the art
+    from thoughtwave.vision.printkit import SheetArt  # reportlab comes with it: only print-kit and tests need the art
 
     w, h = sheet_size_mm()
     return SheetArt(

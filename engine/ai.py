@@ -20,7 +20,7 @@ move; 2 and 3 check the best three or six against the opponent's best replies, b
 included (two plies; searching deeper was measured to play worse with this evaluation). The time
 limit cuts the check short: the best move checked so far is played.
 
->>> from engine import Referee
+>>> from thoughtwave.engine import Referee
 >>> referee = Referee()
 >>> referee.attempt(Computer(level=1, seed=1).choose(referee)).outcome.value
 'legal'
@@ -35,12 +35,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.analysis import CELL_PORT, Paths, distance, paths, placeable_count, threats
-from engine.board import FITS, piece_bits
-from engine.cells import CELLS, SIZE
-from engine.moves import Move
-from engine.pieces import Colour, Kind, Piece
-from engine.referee import Outcome, Referee
+from thoughtwave.engine.analysis import CELL_PORT, Paths, distance, paths, placeable_count, threats
+from thoughtwave.engine.board import FITS, piece_bits
+from thoughtwave.engine.cells import CELLS, SIZE
+from thoughtwave.engine.moves import Move
+from thoughtwave.engine.pieces import Colour, Kind, Piece
+from thoughtwave.engine.referee import Outcome, Referee
 
 WIN = 1000.0
 _NO_PATH = 12          # a distance of None counts as this far: a little worse than any real path

@@ -25,11 +25,11 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, replace
 
-from engine.board import FITS, Board, piece_bits
-from engine.cells import CELLS, SIZE
-from engine.moves import Move
-from engine.pieces import DIRECTIONS, Colour, E, Kind, N, Piece, S, W
-from engine.referee import Outcome, Referee
+from thoughtwave.engine.board import FITS, Board, piece_bits
+from thoughtwave.engine.cells import CELLS, SIZE
+from thoughtwave.engine.moves import Move
+from thoughtwave.engine.pieces import DIRECTIONS, Colour, E, Kind, N, Piece, S, W
+from thoughtwave.engine.referee import Outcome, Referee
 
 PORT_COUNT = (SIZE + 1) * SIZE * 2
 UNREACHED = 1 << 20

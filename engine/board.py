@@ -13,9 +13,9 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Iterator
 
-from engine.cells import CELLS, SIZE, Cell
-from engine.moves import Move
-from engine.pieces import (
+from thoughtwave.engine.cells import CELLS, SIZE, Cell
+from thoughtwave.engine.moves import Move
+from thoughtwave.engine.pieces import (
     DIRECTION_NAMES,
     DIRECTIONS,
     KINDS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.pieces import DIRECTIONS, E, N, NotationError, S, W
+from thoughtwave.engine.pieces import DIRECTIONS, E, N, NotationError, S, W
 
 SIZE = 10
 COLUMNS = "ABCDEFGHIJ"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.cells import Cell
-from engine.pieces import Colour, NotationError, Piece
+from thoughtwave.engine.cells import Cell
+from thoughtwave.engine.pieces import Colour, NotationError, Piece
 
 
 @dataclass(frozen=True, slots=True)

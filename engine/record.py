@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.pieces import KINDS, START_INVENTORY, Colour, Kind
-from engine.referee import Outcome, Penalty, Referee, Rules
+from thoughtwave.engine.pieces import KINDS, START_INVENTORY, Colour, Kind
+from thoughtwave.engine.referee import Outcome, Penalty, Referee, Rules
 
 MAGIC = "# Thoughtwave game record"
 _RESULTS = ("red", "black", "draw", "ongoing")

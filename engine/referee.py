@@ -17,10 +17,10 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from engine.board import Board, piece_bits
-from engine.cells import Cell
-from engine.moves import Move, parse_move_line
-from engine.pieces import KINDS, START_INVENTORY, Colour, E, Kind, N, NotationError, Piece, S, W
+from thoughtwave.engine.board import Board, piece_bits
+from thoughtwave.engine.cells import Cell
+from thoughtwave.engine.moves import Move, parse_move_line
+from thoughtwave.engine.pieces import KINDS, START_INVENTORY, Colour, E, Kind, N, NotationError, Piece, S, W
 
 
 class Penalty(enum.Enum):

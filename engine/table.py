@@ -21,10 +21,10 @@ import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from engine.cells import CELLS, Cell
-from engine.moves import Move
-from engine.pieces import Colour, Piece
-from engine.referee import Outcome, Penalty, Referee, Verdict
+from thoughtwave.engine.cells import CELLS, Cell
+from thoughtwave.engine.moves import Move
+from thoughtwave.engine.pieces import Colour, Piece
+from thoughtwave.engine.referee import Outcome, Penalty, Referee, Verdict
 
 #: What lies on a cell as seen: (colour, piece), or None for an empty cell.
 Content = tuple[Colour, Piece] | None

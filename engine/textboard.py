@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from engine.board import Board
-from engine.cells import COLUMNS, SIZE, Cell
-from engine.pieces import Colour, E, N, S, W
+from thoughtwave.engine.board import Board
+from thoughtwave.engine.cells import COLUMNS, SIZE, Cell
+from thoughtwave.engine.pieces import Colour, E, N, S, W
 
 _RED, _RESET = "\x1b[31m", "\x1b[0m"
 

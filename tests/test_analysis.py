@@ -4,11 +4,10 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from engine import Cell, Colour, Kind, Move, Outcome, Referee
-from engine.analysis import analyse, analyse_game, distance, paths, threats
-from engine.board import ALL_PIECE_BITS, KIND_BITS, Board
-from engine.pieces import E, N, S, W
+from thoughtwave.engine import Cell, Colour, Kind, Move, Outcome, Referee
+from thoughtwave.engine.analysis import analyse, analyse_game, distance, paths, threats
+from thoughtwave.engine.board import ALL_PIECE_BITS, KIND_BITS, Board
+from thoughtwave.engine.pieces import E, N, S, W
 
 RED, BLACK = W | E, N | S
 

@@ -3,15 +3,14 @@ and the threats (cells where one placement connects), in the state, on the board
 
 
 import pytest
+import thoughtwave.webui.companion as companion_module
 from serving import serving
-
-import webui.companion as companion_module
-from engine import Colour, Referee, Rules
-from engine.analysis import analyse_game
-from webui.app import create_app, load_secret_key
-from webui.companion import Companion, ScriptedGame, ScriptedSource, Settings
-from webui.opponent import Opponent
-from webui.store import Store
+from thoughtwave.engine import Colour, Referee, Rules
+from thoughtwave.engine.analysis import analyse_game
+from thoughtwave.webui.app import create_app, load_secret_key
+from thoughtwave.webui.companion import Companion, ScriptedGame, ScriptedSource, Settings
+from thoughtwave.webui.opponent import Opponent
+from thoughtwave.webui.store import Store
 
 # Red lays row 5 from the west (five straights, two crosses, two junctions); Black answers along row 1.
 ROW = ["red ew@A5", "black ew@A1", "red ew@B5", "black ew@B1", "red ew@C5", "black ew@C1", "red ew@D5",
@@ -100,8 +99,8 @@ class Fixed:
         pass
 
     def search(self, referee):
-        from engine import Move
-        from engine.ai import Choice
+        from thoughtwave.engine import Move
+        from thoughtwave.engine.ai import Choice
 
         return Choice(Move.parse("ns@J10"), referee.to_move, 0.5, 0.0, 1, 1)
 

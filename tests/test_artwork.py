@@ -5,10 +5,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from engine.cells import CELLS, Cell
-from engine.pieces import ALL_PIECES, DIRECTIONS, Colour, E, N, Piece, S, W
-from vision.artwork import (
+from thoughtwave.engine.cells import CELLS, Cell
+from thoughtwave.engine.pieces import ALL_PIECES, DIRECTIONS, Colour, E, N, Piece, S, W
+from thoughtwave.vision.artwork import (
     ARUCO_DICTIONARY,
     BLACK_BGR,
     PAPER_BGR,

@@ -5,11 +5,10 @@ import re
 
 import pytest
 from serving import serving
-
-from engine import Rules
-from webui.app import create_app, load_secret_key
-from webui.companion import Companion, ScriptedGame, ScriptedSource, Settings
-from webui.store import Store
+from thoughtwave.engine import Rules
+from thoughtwave.webui.app import create_app, load_secret_key
+from thoughtwave.webui.companion import Companion, ScriptedGame, ScriptedSource, Settings
+from thoughtwave.webui.store import Store
 
 pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect

@@ -11,18 +11,17 @@ from contextlib import closing
 import numpy as np
 import pytest
 from serving import serving
-
-from calibration.checks import BLACK_SAMPLE, RED_SAMPLE
-from calibration.profile import FILE_NAME, load_profile
-from engine import Colour, Piece, Rules
-from vision.sources import Frame
-from vision.synth import Printing, Scene, TileLay, cast_gains, render
-from vision.tiles import ColourModel
-from vision.watch import Watcher
-from webui.app import create_app, load_secret_key
-from webui.companion import Companion, ScriptedGame, Settings, vision_watcher_factory
-from webui.config import Config
-from webui.store import Store
+from thoughtwave.calibration.checks import BLACK_SAMPLE, RED_SAMPLE
+from thoughtwave.calibration.profile import FILE_NAME, load_profile
+from thoughtwave.engine import Colour, Piece, Rules
+from thoughtwave.vision.sources import Frame
+from thoughtwave.vision.synth import Printing, Scene, TileLay, cast_gains, render
+from thoughtwave.vision.tiles import ColourModel
+from thoughtwave.vision.watch import Watcher
+from thoughtwave.webui.app import create_app, load_secret_key
+from thoughtwave.webui.companion import Companion, ScriptedGame, Settings, vision_watcher_factory
+from thoughtwave.webui.config import Config
+from thoughtwave.webui.store import Store
 
 PIN = "2468"
 SAMPLES = {RED_SAMPLE: (Colour.RED, Piece.parse("ew")), BLACK_SAMPLE: (Colour.BLACK, Piece.parse("ns"))}

@@ -7,15 +7,14 @@ import random
 
 import cv2
 import pytest
-
-from calibration.calibrate import calibrate_image
-from calibration.checks import BLACK_SAMPLE, RED_SAMPLE
-from calibration.profile import ProfileError, load_profile, load_reader_profile, save_profile
-from engine import Cell, Colour, Piece
-from vision.finder import BoardFinder
-from vision.synth import Optics, Printing, Scene, TileLay, cast_gains, random_position, render
-from vision.tiles import ColourModel, TileReader
-from webui.cli import main
+from thoughtwave.calibration.calibrate import calibrate_image
+from thoughtwave.calibration.checks import BLACK_SAMPLE, RED_SAMPLE
+from thoughtwave.calibration.profile import ProfileError, load_profile, load_reader_profile, save_profile
+from thoughtwave.engine import Cell, Colour, Piece
+from thoughtwave.vision.finder import BoardFinder
+from thoughtwave.vision.synth import Optics, Printing, Scene, TileLay, cast_gains, random_position, render
+from thoughtwave.vision.tiles import ColourModel, TileReader
+from thoughtwave.webui.cli import main
 
 SAMPLES = {RED_SAMPLE: (Colour.RED, Piece.parse("ew")), BLACK_SAMPLE: (Colour.BLACK, Piece.parse("ns"))}
 

@@ -5,10 +5,17 @@ import time
 
 import numpy as np
 import pytest
-
-from engine import Outcome, Rules
-from webui.companion import Companion, ControlError, ScriptedGame, ScriptedSource, ScriptFrame, Settings, encode_preview
-from webui.store import Store
+from thoughtwave.engine import Outcome, Rules
+from thoughtwave.webui.companion import (
+    Companion,
+    ControlError,
+    ScriptedGame,
+    ScriptedSource,
+    ScriptFrame,
+    Settings,
+    encode_preview,
+)
+from thoughtwave.webui.store import Store
 
 FAST = Settings(backoff_start=0.02, backoff_cap=0.05, stall_seconds=0.5, hand_warning_seconds=10.0)
 
@@ -323,8 +330,8 @@ def test_rejected_pieces_are_stored_and_undo_skips_them(running):
 
 
 def test_the_real_watcher_takes_garbage_frames_and_the_board_lost_flag_shows(running):
-    watch = pytest.importorskip("vision.watch")
-    from vision.reading import BoardReading
+    watch = pytest.importorskip("thoughtwave.vision.watch")
+    from thoughtwave.vision.reading import BoardReading
 
     class Blind:
         """A reader that never finds a board (as on noise): only the Watcher's own guards are tested."""
@@ -368,7 +375,7 @@ def test_the_real_watcher_takes_garbage_frames_and_the_board_lost_flag_shows(run
     (["--demo", "--camera", "usb:0"], "not allowed"),
 ])
 def test_serve_refuses_bad_arguments_with_one_line_and_exit_2(tmp_path, capsys, argv, words):
-    from webui.cli import main
+    from thoughtwave.webui.cli import main
 
     assert main(["serve", "--state-dir", str(tmp_path), *argv]) == 2
     err = capsys.readouterr().err

@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from engine import Colour, Penalty
-from webui import config as config_module
-from webui.config import (
+from thoughtwave.engine import Colour, Penalty
+from thoughtwave.webui import config as config_module
+from thoughtwave.webui.config import (
     KEYS,
     CameraConfig,
     Config,

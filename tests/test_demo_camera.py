@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-import vision.demo as demo
-from engine.cells import Cell
-from engine.pieces import Colour
-from engine.referee import Referee
-from vision.demo import (
+import thoughtwave.vision.demo as demo
+from thoughtwave.engine.cells import Cell
+from thoughtwave.engine.pieces import Colour
+from thoughtwave.engine.referee import Referee
+from thoughtwave.vision.demo import (
     DEMO_EXPECTED,
     DEMO_SCRIPT,
     DEMO_WINNER,
@@ -20,7 +19,7 @@ from vision.demo import (
     Timeline,
     script_frames,
 )
-from vision.sources import FrameSource, open_source
+from thoughtwave.vision.sources import FrameSource, open_source
 
 TINY = (192, 144)
 SHORT = (Lay.parse("red ew@E5"), Lay.parse("black ns@E6"), TakeOff(Colour.BLACK, Cell.parse("E6")))

@@ -5,10 +5,9 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
-
-from vision.artwork import BoardLayout
-from vision.finder import BoardFinder
-from vision.synth import Camera, Scene, render
+from thoughtwave.vision.artwork import BoardLayout
+from thoughtwave.vision.finder import BoardFinder
+from thoughtwave.vision.synth import Camera, Scene, render
 
 LAYOUT = BoardLayout()
 

@@ -11,9 +11,8 @@ import numpy as np
 import pytest
 from pdfpages import pdf_pages
 from PIL import Image
-
-from calibration.calibrate import calibrate_image
-from calibration.lens import (
+from thoughtwave.calibration.calibrate import calibrate_image
+from thoughtwave.calibration.lens import (
     MIN_VIEWS,
     SHEET_SQUARES,
     SQUARE_MM,
@@ -27,15 +26,15 @@ from calibration.lens import (
     sheet_art,
     sheet_size_mm,
 )
-from calibration.profile import load_profile
-from engine import Cell
-from vision.artwork import BoardLayout, board_image
-from vision.finder import BoardFinder
-from vision.printkit import PAPER_MM, SHEET_QUIET_MM, sheet_image
-from vision.recognizer import lens_of
-from vision.synth import Camera, Scene, TileLay, random_position, render, undistorted
-from vision.tiles import TileReader
-from webui.cli import main
+from thoughtwave.calibration.profile import load_profile
+from thoughtwave.engine import Cell
+from thoughtwave.vision.artwork import BoardLayout, board_image
+from thoughtwave.vision.finder import BoardFinder
+from thoughtwave.vision.printkit import PAPER_MM, SHEET_QUIET_MM, sheet_image
+from thoughtwave.vision.recognizer import lens_of
+from thoughtwave.vision.synth import Camera, Scene, TileLay, random_position, render, undistorted
+from thoughtwave.vision.tiles import TileReader
+from thoughtwave.webui.cli import main
 
 #: A wide Pi-like lens: ~66 degrees across, strong barrel distortion.
 LENS = Camera(resolution=(960, 720), fov_deg=66.0, k1=-0.2, k2=0.04)

@@ -10,13 +10,12 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from engine import Cell, Colour, Move, Piece, Referee, Rules
-from engine.ai import Choice, Computer, random_move
-from webui.app import create_app, load_secret_key
-from webui.companion import Companion, ScriptedGame, ScriptedSource, Settings
-from webui.opponent import Instruction, Opponent, laying_advice, wave_words
-from webui.store import Store
+from thoughtwave.engine import Cell, Colour, Move, Piece, Referee, Rules
+from thoughtwave.engine.ai import Choice, Computer, random_move
+from thoughtwave.webui.app import create_app, load_secret_key
+from thoughtwave.webui.companion import Companion, ScriptedGame, ScriptedSource, Settings
+from thoughtwave.webui.opponent import Instruction, Opponent, laying_advice, wave_words
+from thoughtwave.webui.store import Store
 
 FAST = Settings(backoff_start=0.02, backoff_cap=0.05, stall_seconds=0.5, speech=False)
 

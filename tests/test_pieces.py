@@ -3,9 +3,19 @@
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from engine import ALL_PIECES, CELLS, START_INVENTORY, Cell, Colour, Kind, Move, NotationError, Piece, parse_move_line
-from engine.pieces import PIECES_OF_KIND, E, N, S, W
+from thoughtwave.engine import (
+    ALL_PIECES,
+    CELLS,
+    START_INVENTORY,
+    Cell,
+    Colour,
+    Kind,
+    Move,
+    NotationError,
+    Piece,
+    parse_move_line,
+)
+from thoughtwave.engine.pieces import PIECES_OF_KIND, E, N, S, W
 
 WORDS = {"n": "top", "e": "right", "s": "bottom", "w": "left"}
 COMPASS = {"n": "north", "e": "east", "s": "south", "w": "west"}

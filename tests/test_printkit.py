@@ -8,11 +8,18 @@ import numpy as np
 import pytest
 from pdfpages import pdf_pages
 from PIL import Image
-
-from engine.pieces import ALL_PIECES, KINDS, START_INVENTORY, Colour
-from vision.artwork import ARUCO_DICTIONARY, PAPER_BGR, BoardLayout
-from vision.printkit import GLUE_MM, PAPER_MM, PRINT_MARGIN_MM, TILE_BLEED_MM, plan_board_sheets, tile_set, write_pdf
-from webui.cli import main
+from thoughtwave.engine.pieces import ALL_PIECES, KINDS, START_INVENTORY, Colour
+from thoughtwave.vision.artwork import ARUCO_DICTIONARY, PAPER_BGR, BoardLayout
+from thoughtwave.vision.printkit import (
+    GLUE_MM,
+    PAPER_MM,
+    PRINT_MARGIN_MM,
+    TILE_BLEED_MM,
+    plan_board_sheets,
+    tile_set,
+    write_pdf,
+)
+from thoughtwave.webui.cli import main
 
 PT = 72 / 25.4  # points per mm
 

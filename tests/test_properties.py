@@ -10,8 +10,7 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from engine import (
+from thoughtwave.engine import (
     ALL_PIECES,
     CELLS,
     KINDS,

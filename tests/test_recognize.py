@@ -6,11 +6,10 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
-
-from vision.reading import CellState
-from vision.recognizer import Recognizer
-from vision.synth import Camera, Scene, render
-from webui.cli import main
+from thoughtwave.vision.reading import CellState
+from thoughtwave.vision.recognizer import Recognizer
+from thoughtwave.vision.synth import Camera, Scene, render
+from thoughtwave.webui.cli import main
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +113,7 @@ def test_recognize_prints_the_board(tmp_path, capsys, mild_frame):
 
 
 def test_recognize_with_a_calibration_profile(tmp_path, capsys, mild_frame):
-    from calibration.profile import Profile, save_profile
+    from thoughtwave.calibration.profile import Profile, save_profile
 
     frame, truth = mild_frame
     image = tmp_path / "board.png"

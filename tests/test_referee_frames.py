@@ -7,11 +7,10 @@ import types
 import cv2
 import numpy as np
 import pytest
-
-from engine.cells import CELLS, Cell
-from engine.pieces import Colour, Piece
-from vision.reading import BoardReading, CellReading
-from webui.cli import main
+from thoughtwave.engine.cells import CELLS, Cell
+from thoughtwave.engine.pieces import Colour, Piece
+from thoughtwave.vision.reading import BoardReading, CellReading
+from thoughtwave.webui.cli import main
 
 # ---- the command's wiring, with a stand-in reader: each frame's image says which tiles lie where ----
 #: frame images are 8x8; pixel (0, c) non-zero means the tile TILES[c] is on the board, pixel (1, 0) a hand
@@ -36,7 +35,8 @@ class _PixelRecognizer:
 
 @pytest.fixture
 def pixel_reader(monkeypatch):
-    monkeypatch.setitem(sys.modules, "vision.recognizer", types.SimpleNamespace(Recognizer=_PixelRecognizer))
+    monkeypatch.setitem(sys.modules, "thoughtwave.vision.recognizer",
+                        types.SimpleNamespace(Recognizer=_PixelRecognizer))
 
 
 def _write_frames(directory, states: list[tuple[set[int], bool]], repeat: int = 6):
@@ -139,7 +139,7 @@ def test_a_damaged_profile_in_the_state_directory_is_reported_and_the_defaults_a
                                                                                          monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     monkeypatch.delenv("STATE_DIRECTORY", raising=False)
-    monkeypatch.setattr("webui.config.DEFAULT_CONFIG_PATH", tmp_path / "no-config.toml")
+    monkeypatch.setattr("thoughtwave.webui.config.DEFAULT_CONFIG_PATH", tmp_path / "no-config.toml")
     (tmp_path / "state" / "thoughtwave").mkdir(parents=True)
     (tmp_path / "state" / "thoughtwave" / "profile.json").write_text('{"kind": "thoughtwave-calibration", "vers')
     _write_frames(tmp_path / "game", [(set(), False)])
@@ -162,7 +162,7 @@ def test_moves_and_frames_are_exclusive(tmp_path, capsys):
 # ---- the whole pipeline: the demo camera's scripted game, rendered to a directory, refereed from pixels ----
 @pytest.mark.slow
 def test_the_demo_game_filmed_and_refereed_from_frames_gives_the_scripted_verdicts(tmp_path, capsys):
-    from vision.demo import DEMO_EXPECTED, DEMO_WINNER, DemoCamera
+    from thoughtwave.vision.demo import DEMO_EXPECTED, DEMO_WINNER, DemoCamera
 
     fps = 4
     camera = DemoCamera(fps=fps, seed=0, loop=False, realtime=False, resolution=(480, 360))

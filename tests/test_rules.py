@@ -3,8 +3,7 @@
 import copy
 
 import pytest
-
-from engine import (
+from thoughtwave.engine import (
     ALL_PIECES,
     CELLS,
     START_INVENTORY,
@@ -19,7 +18,7 @@ from engine import (
     Referee,
     Rules,
 )
-from engine.pieces import E, N, S, W
+from thoughtwave.engine.pieces import E, N, S, W
 
 RED, BLACK = Colour.RED, Colour.BLACK
 

@@ -10,10 +10,9 @@ import random
 import re
 
 import pytest
-
-from engine import ALL_PIECES, START_INVENTORY, Board, Cell, Colour, Kind, Move, Outcome, Referee, Rules
-from engine.pieces import E, N, S, W
-from engine.textboard import draw
+from thoughtwave.engine import ALL_PIECES, START_INVENTORY, Board, Cell, Colour, Kind, Move, Outcome, Referee, Rules
+from thoughtwave.engine.pieces import E, N, S, W
+from thoughtwave.engine.textboard import draw
 
 EXAMPLE = """\
            A   B   C

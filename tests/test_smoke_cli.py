@@ -2,7 +2,7 @@
 
 import json
 
-from webui.cli import main
+from thoughtwave.webui.cli import main
 
 
 def test_referee_prints_one_line_per_move_and_a_summary(tmp_path, capsys):

@@ -5,11 +5,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
-
-from engine.cells import CELLS, Cell
-from engine.pieces import Colour, Piece
-from vision.reading import BoardReading, CellReading, CellState
-from vision.stabiliser import HAND, NO_BOARD, SETTLING, STEADY, Stabiliser, board_signature
+from thoughtwave.engine.cells import CELLS, Cell
+from thoughtwave.engine.pieces import Colour, Piece
+from thoughtwave.vision.reading import BoardReading, CellReading, CellState
+from thoughtwave.vision.stabiliser import HAND, NO_BOARD, SETTLING, STEADY, Stabiliser, board_signature
 
 FPS = 10
 E5, F5 = Cell.parse("E5"), Cell.parse("F5")
@@ -191,8 +190,7 @@ def _rendered_signatures(seed: int = 3):
     from dataclasses import replace
 
     import cv2
-
-    from vision.synth import Scene, render
+    from thoughtwave.vision.synth import Scene, render
 
     scene = Scene.random(seed, level="medium", hand=False, resolution=(320, 240))
     layout = scene.layout

@@ -11,10 +11,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
-from engine import Move, Outcome, Penalty, Referee, Rules
-from engine.pieces import Colour, Kind
-from webui.store import GameLog, Store, rules_from_json, rules_to_json
+from thoughtwave.engine import Move, Outcome, Penalty, Referee, Rules
+from thoughtwave.engine.pieces import Colour, Kind
+from thoughtwave.webui.store import GameLog, Store, rules_from_json, rules_to_json
 
 GAME = ["red ew@E5", "black ns@E6", "red ew@F5", "black ns@C3", "red ew@G5", "black ne@D4"]
 
@@ -141,7 +140,7 @@ def test_actions_are_committed_when_add_returns(tmp_path):
 
 def _start_serve(state_dir: Path, script: Path, step: float) -> tuple[subprocess.Popen, str]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "webui.cli", "serve", "--moves", str(script), "--move-seconds", str(step),
+        [sys.executable, "-m", "thoughtwave.webui.cli", "serve", "--moves", str(script), "--move-seconds", str(step),
          "--port", "0", "--state-dir", str(state_dir)],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=Path(__file__).parent.parent)
     deadline = time.monotonic() + 20

@@ -9,11 +9,10 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
-
-from engine.cells import Cell
-from engine.pieces import OPPOSITE, START_INVENTORY, Colour, Piece
-from vision.artwork import ARUCO_DICTIONARY
-from vision.synth import (
+from thoughtwave.engine.cells import Cell
+from thoughtwave.engine.pieces import OPPOSITE, START_INVENTORY, Colour, Piece
+from thoughtwave.vision.artwork import ARUCO_DICTIONARY
+from thoughtwave.vision.synth import (
     MAX_TILES,
     Camera,
     Glare,

@@ -1,8 +1,8 @@
 """Rule decision 10: the physical board, as the camera sees it, reconciled with the game."""
 
-from engine import Cell, Colour, Piece, Referee, Rules
-from engine.referee import Outcome, Penalty
-from engine.table import FlagKind, Table
+from thoughtwave.engine import Cell, Colour, Piece, Referee, Rules
+from thoughtwave.engine.referee import Outcome, Penalty
+from thoughtwave.engine.table import FlagKind, Table
 
 RED, BLACK = Colour.RED, Colour.BLACK
 

@@ -5,14 +5,13 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
-
-from engine.cells import CELLS, Cell
-from engine.pieces import Colour, Piece
-from vision.artwork import RED_BGR, WAVE_BGR, BoardLayout, board_image, tile_image
-from vision.finder import BoardFinder
-from vision.reading import CellState
-from vision.synth import Scene, TileLay, render
-from vision.tiles import ColourModel, TileReader
+from thoughtwave.engine.cells import CELLS, Cell
+from thoughtwave.engine.pieces import Colour, Piece
+from thoughtwave.vision.artwork import RED_BGR, WAVE_BGR, BoardLayout, board_image, tile_image
+from thoughtwave.vision.finder import BoardFinder
+from thoughtwave.vision.reading import CellState
+from thoughtwave.vision.synth import Scene, TileLay, render
+from thoughtwave.vision.tiles import ColourModel, TileReader
 
 LAYOUT = BoardLayout()
 

@@ -3,13 +3,12 @@
 import cv2
 import numpy as np
 import pytest
-
-from engine import Referee, Rules
-from engine.cells import CELLS, Cell
-from engine.pieces import Colour, Piece
-from vision.reading import BoardReading, CellReading
-from vision.sources import Frame
-from vision.watch import Watcher
+from thoughtwave.engine import Referee, Rules
+from thoughtwave.engine.cells import CELLS, Cell
+from thoughtwave.engine.pieces import Colour, Piece
+from thoughtwave.vision.reading import BoardReading, CellReading
+from thoughtwave.vision.sources import Frame
+from thoughtwave.vision.watch import Watcher
 
 FPS = 10
 RNG = np.random.default_rng(3)
@@ -206,7 +205,7 @@ def test_a_bumped_board_is_found_again_and_play_goes_on_rendered():
     two frames (the board was knocked); the tile on it is not a new move, the next one is."""
     from dataclasses import replace
 
-    from vision.synth import Scene, render
+    from thoughtwave.vision.synth import Scene, render
 
     e5 = {Cell.parse("E5"): (Colour.RED, Piece.parse("ew"))}
     scene = Scene.random(11, tiles=e5, level="mild", hand=False, resolution=(480, 360))

@@ -22,9 +22,8 @@ from functools import lru_cache
 
 import cv2
 import numpy as np
-
-from engine.cells import CELLS, COLUMNS, SIZE, Cell
-from engine.pieces import DIRECTIONS, Colour, E, N, Piece, S, W
+from thoughtwave.engine.cells import CELLS, COLUMNS, SIZE, Cell
+from thoughtwave.engine.pieces import DIRECTIONS, Colour, E, N, Piece, S, W
 
 #: The ArUco dictionary of the board's markers (ids 0..7 are used).
 ARUCO_DICTIONARY: int = cv2.aruco.DICT_4X4_50

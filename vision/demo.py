@@ -23,13 +23,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 import numpy as np
-
-from engine.cells import Cell
-from engine.moves import Move, parse_move_line
-from engine.pieces import Colour, Piece
-from vision.artwork import BoardLayout
-from vision.sources import Frame
-from vision.synth import SKIN_TONES, GroundTruth, Hand, Scene, TileLay, fit_lays, render
+from thoughtwave.engine.cells import Cell
+from thoughtwave.engine.moves import Move, parse_move_line
+from thoughtwave.engine.pieces import Colour, Piece
+from thoughtwave.vision.artwork import BoardLayout
+from thoughtwave.vision.sources import Frame
+from thoughtwave.vision.synth import SKIN_TONES, GroundTruth, Hand, Scene, TileLay, fit_lays, render
 
 #: Seconds for each phase of a hand's visit, and the quiet spells around them.
 REACH_SECONDS = 0.9      # the hand comes in from the player's side to the cell

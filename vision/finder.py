@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
-
-from vision.artwork import ARUCO_DICTIONARY, BoardLayout
+from thoughtwave.vision.artwork import ARUCO_DICTIONARY, BoardLayout
 
 #: Canonical grid image: pixels per cell and the margin kept around the grid (in cells), so that a
 #: tile pushed 20% off a rim cell is still wholly inside the image.

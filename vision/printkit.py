@@ -18,10 +18,9 @@ import cv2
 import numpy as np
 from reportlab.lib.units import mm as PT_PER_MM
 from reportlab.pdfgen.canvas import Canvas
-
-from engine.cells import SIZE
-from engine.pieces import ALL_PIECES, KINDS, PIECES_OF_KIND, START_INVENTORY, Colour, Kind, Piece
-from vision.artwork import (
+from thoughtwave.engine.cells import SIZE
+from thoughtwave.engine.pieces import ALL_PIECES, KINDS, PIECES_OF_KIND, START_INVENTORY, Colour, Kind, Piece
+from thoughtwave.vision.artwork import (
     BGR,
     MARKER_BGR,
     BoardLayout,

@@ -9,8 +9,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from engine.cells import CELLS, Cell
-from engine.pieces import Colour, Piece
+from thoughtwave.engine.cells import CELLS, Cell
+from thoughtwave.engine.pieces import Colour, Piece
 
 
 class CellState(enum.Enum):

@@ -21,11 +21,10 @@ from typing import Any
 
 import cv2
 import numpy as np
-
-from vision.artwork import BoardLayout
-from vision.finder import BoardFinder, BoardPose, FinderResult
-from vision.reading import BoardReading
-from vision.tiles import ColourModel, TileReader, TileReadout
+from thoughtwave.vision.artwork import BoardLayout
+from thoughtwave.vision.finder import BoardFinder, BoardPose, FinderResult
+from thoughtwave.vision.reading import BoardReading
+from thoughtwave.vision.tiles import ColourModel, TileReader, TileReadout
 
 #: Largest profile file read (a real one is a few kilobytes).
 _MAX_PROFILE_BYTES = 256 * 1024

@@ -247,7 +247,7 @@ def open_source(spec: str, fps: float | None = None, resolution: tuple[int, int]
     if kind == "dir" and rest:
         return ImageDirSource(rest, fps or 10.0)
     if kind == "demo" and not rest:
-        from vision.demo import DemoCamera
+        from thoughtwave.vision.demo import DemoCamera
 
         kwargs: dict = {}
         if fps:

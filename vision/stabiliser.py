@@ -25,10 +25,9 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-
-from engine.cells import CELLS, Cell
-from engine.pieces import Colour, Piece
-from vision.reading import BoardReading, CellReading, CellState
+from thoughtwave.engine.cells import CELLS, Cell
+from thoughtwave.engine.pieces import Colour, Piece
+from thoughtwave.vision.reading import BoardReading, CellReading, CellState
 
 #: What a cell says, confidence aside, as one small integer: 0 empty, 1 unreadable, then tiles.
 _EMPTY, _UNREADABLE = 0, 1

@@ -29,11 +29,10 @@ from typing import Any
 
 import cv2
 import numpy as np
-
-from engine.board import Board, piece_bits
-from engine.cells import CELLS, Cell
-from engine.pieces import START_INVENTORY, Colour, E, Piece, S, W
-from vision.artwork import BoardLayout, board_image, tile_image
+from thoughtwave.engine.board import Board, piece_bits
+from thoughtwave.engine.cells import CELLS, Cell
+from thoughtwave.engine.pieces import START_INVENTORY, Colour, E, Piece, S, W
+from thoughtwave.vision.artwork import BoardLayout, board_image, tile_image
 
 #: Named disturbance levels; a float in 0..1 works too.
 LEVELS: dict[str, float] = {"clean": 0.0, "mild": 0.35, "medium": 0.65, "hard": 1.0}

@@ -31,11 +31,10 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-
-from engine.cells import CELLS, Cell
-from engine.pieces import Colour, E, N, Piece, S, W
-from vision.finder import GridGeometry
-from vision.reading import BoardReading, CellReading
+from thoughtwave.engine.cells import CELLS, Cell
+from thoughtwave.engine.pieces import Colour, E, N, Piece, S, W
+from thoughtwave.vision.finder import GridGeometry
+from thoughtwave.vision.reading import BoardReading, CellReading
 
 #: Tile edge as a share of the cell (the artwork contract).
 TILE_CELLS = 0.96

@@ -25,13 +25,12 @@ from typing import Any, Protocol
 
 import cv2
 import numpy as np
-
-from engine.cells import Cell
-from engine.referee import Referee, Rules
-from engine.table import FlagKind, Table
-from vision.reading import BoardReading, CellState
-from vision.sources import Frame
-from vision.stabiliser import HAND, SIGNATURE_SIZE, STEADY, Stabiliser, StableBoard, board_signature
+from thoughtwave.engine.cells import Cell
+from thoughtwave.engine.referee import Referee, Rules
+from thoughtwave.engine.table import FlagKind, Table
+from thoughtwave.vision.reading import BoardReading, CellState
+from thoughtwave.vision.sources import Frame
+from thoughtwave.vision.stabiliser import HAND, SIGNATURE_SIZE, STEADY, Stabiliser, StableBoard, board_signature
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +66,7 @@ class Watcher:
             resumed = referee is not None and bool(referee.verdicts)
         self.table = Table(self.referee, resumed=resumed)
         if reader is None:
-            from vision.recognizer import Recognizer
+            from thoughtwave.vision.recognizer import Recognizer
 
             reader = Recognizer(profile=profile)
         self.reader = reader

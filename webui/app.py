@@ -23,14 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, current_app, jsonify, redirect, render_template, request, session, url_for
+from thoughtwave.engine import Colour, GameRecord
+from thoughtwave.engine.record import parse_inventory
+from thoughtwave.webui.boardsvg import board_svg
+from thoughtwave.webui.companion import Companion, ControlError
+from thoughtwave.webui.opponent import Opponent
+from thoughtwave.webui.store import rules_from_json, rules_to_json
 from werkzeug.exceptions import HTTPException
-
-from engine import Colour, GameRecord
-from engine.record import parse_inventory
-from webui.boardsvg import board_svg
-from webui.companion import Companion, ControlError
-from webui.opponent import Opponent
-from webui.store import rules_from_json, rules_to_json
 
 log = logging.getLogger(__name__)
 
@@ -525,6 +524,6 @@ def create_app(companion: Companion, *, pin: str | None, secret_key: bytes, conf
         except ControlError as err:
             raise ApiError(400, str(err)) from None
 
-    from webui.calibrate_page import calibration_blueprint  # here, not at the top: it imports this module
+    from thoughtwave.webui.calibrate_page import calibration_blueprint  # here, not at the top: it imports this module
     app.register_blueprint(calibration_blueprint(config))
     return app

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from html import escape
 
-from engine.cells import COLUMNS, SIZE, Cell
-from engine.pieces import DIRECTIONS, E, N, NotationError, Piece, S, W
+from thoughtwave.engine.cells import COLUMNS, SIZE, Cell
+from thoughtwave.engine.pieces import DIRECTIONS, E, N, NotationError, Piece, S, W
 
 CELL = 100          # one cell in SVG units
 MARGIN = 60         # room for the coordinates and the side bars

@@ -22,14 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, current_app, jsonify, render_template
-
-from webui.app import ApiError, json_body, requires_pin
+from thoughtwave.webui.app import ApiError, json_body, requires_pin
 
 if TYPE_CHECKING:
-    from calibration.calibrate import Calibration
-    from calibration.lens import LensModel
-    from calibration.profile import CheckResult, Profile
-    from webui.companion import Companion
+    from thoughtwave.calibration.calibrate import Calibration
+    from thoughtwave.calibration.lens import LensModel
+    from thoughtwave.calibration.profile import CheckResult, Profile
+    from thoughtwave.webui.companion import Companion
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +48,7 @@ def check_json(check: CheckResult) -> dict:
 def profile_path_of(config: Any) -> Path | None:
     """Where the profile lives, as ``serve`` resolves it: ``[vision] profile``, else profile.json in the state
     directory; None without a configuration (nothing can be saved then)."""
-    from calibration.profile import FILE_NAME
+    from thoughtwave.calibration.profile import FILE_NAME
 
     if config is None:
         return None
@@ -62,7 +61,7 @@ def profile_path_of(config: Any) -> Path | None:
 
 def profile_summary(path: Path | None) -> dict:
     """What the page shows of the profile on disk: whether it exists, when it was made, cell size, checks."""
-    from calibration.profile import ProfileError, load_profile
+    from thoughtwave.calibration.profile import ProfileError, load_profile
 
     if path is None:
         return {"exists": False, "file": None, "error": "no state directory is configured: profiles are not kept"}
@@ -80,8 +79,8 @@ def profile_summary(path: Path | None) -> dict:
 def kept_lens(path: Path | None) -> tuple[LensModel | None, CheckResult | None]:
     """The lens model of the profile on disk (made by ``thoughtwave calibrate --lens-...``), so a check on this
     page keeps it, with the check it was judged by; (None, None) without one."""
-    from calibration.lens import LensModel
-    from calibration.profile import ProfileError, load_profile
+    from thoughtwave.calibration.lens import LensModel
+    from thoughtwave.calibration.profile import ProfileError, load_profile
 
     if path is None or not path.exists():
         return None, None
@@ -127,8 +126,7 @@ class CalibrationDesk:
         """Calibrate on ``images`` (the camera's latest pictures) and keep the result as the candidate."""
         import cv2
         import numpy as np
-
-        from calibration.calibrate import calibrate_frames
+        from thoughtwave.calibration.calibrate import calibrate_frames
 
         if not self._busy.acquire(blocking=False):
             raise ApiError(409, "a check is already running: wait for its results")
@@ -196,7 +194,7 @@ class CalibrationDesk:
 
 
 def _lens_misfit(lens: LensModel, size: tuple[int, int] | None) -> CheckResult:
-    from calibration.profile import CheckResult
+    from thoughtwave.calibration.profile import CheckResult
 
     w, h = lens.image_size
     now = f"{size[0]}x{size[1]}" if size else "another size"
@@ -224,7 +222,7 @@ def _companion() -> Companion:
 
 def _switch(companion: Companion, desk: CalibrationDesk, reader_profile: dict | None) -> None:
     """Read with ``reader_profile`` from now on; the game goes on."""
-    from webui.companion import vision_watcher_factory
+    from thoughtwave.webui.companion import vision_watcher_factory
 
     companion.use_watchers(vision_watcher_factory(desk.stable_seconds, reader_profile))
 
@@ -232,7 +230,7 @@ def _switch(companion: Companion, desk: CalibrationDesk, reader_profile: dict | 
 def _require_camera(companion: Companion, desk: CalibrationDesk) -> Path:
     """The profile's path, once sure the companion reads a camera (a scripted game has no profile to switch)."""
     try:
-        from vision.watch import Watcher
+        from thoughtwave.vision.watch import Watcher
     except ImportError as err:
         raise ApiError(409, f"the vision pipeline is not available: {err}") from None
     if not isinstance(companion.watcher, Watcher):
@@ -274,7 +272,7 @@ def calibration_blueprint(config: Any = None) -> Blueprint:
     @bp.post("/api/calibrate/save")
     @requires_pin
     def api_save() -> Response:
-        from calibration.profile import save_profile
+        from thoughtwave.calibration.profile import save_profile
 
         data = json_body()
         force = data.get("force", False)

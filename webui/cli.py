@@ -10,18 +10,19 @@ import argparse
 import importlib
 import sys
 
-from webui.errors import NotFound, UsageError
+from thoughtwave.webui.errors import NotFound, UsageError
 
 #: (command, module, one-line help), in the order ``--help`` lists them.
 COMMANDS: tuple[tuple[str, str, str], ...] = (
-    ("referee", "webui.cmd_referee", "referee typed moves (or camera frames): one JSON line per attempt"),
-    ("legal", "webui.cmd_legal", "which pieces the side to move may place on a cell"),
-    ("recognize", "webui.cmd_recognize", "one photo of the board in, the board as JSON out"),
-    ("play", "webui.cmd_play", "a game in the terminal"),
-    ("hint", "webui.cmd_hint", "the computer's move for the side to move"),
-    ("serve", "webui.cmd_serve", "the companion: camera, referee and the live display in a browser"),
-    ("calibrate", "webui.cmd_calibrate", "check the camera and the printed board, and write the calibration profile"),
-    ("print-kit", "webui.cmd_print_kit", "the printable board and tiles: a PDF at exact size, or PNGs"),
+    ("referee", "thoughtwave.webui.cmd_referee", "referee typed moves (or camera frames): one JSON line per attempt"),
+    ("legal", "thoughtwave.webui.cmd_legal", "which pieces the side to move may place on a cell"),
+    ("recognize", "thoughtwave.webui.cmd_recognize", "one photo of the board in, the board as JSON out"),
+    ("play", "thoughtwave.webui.cmd_play", "a game in the terminal"),
+    ("hint", "thoughtwave.webui.cmd_hint", "the computer's move for the side to move"),
+    ("serve", "thoughtwave.webui.cmd_serve", "the companion: camera, referee and the live display in a browser"),
+    ("calibrate", "thoughtwave.webui.cmd_calibrate",
+     "check the camera and the printed board, and write the calibration profile"),
+    ("print-kit", "thoughtwave.webui.cmd_print_kit", "the printable board and tiles: a PDF at exact size, or PNGs"),
 )
 
 

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from webui.errors import NotFound, UsageError
+from thoughtwave.webui.errors import NotFound, UsageError
 
 #: Frames taken from a live camera: the best one is used (the first ones may still be adjusting).
 CAMERA_FRAMES = 12
@@ -38,9 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def default_profile_path(args: argparse.Namespace) -> Path:
     """Where serve will look: ``--state-dir``'s profile.json, else the config's ``vision.profile``, else
     profile.json in the configured state directory (webui.profiles holds the rule)."""
-    from webui.profiles import default_profile_path as resolve
+    from thoughtwave.webui.profiles import default_profile_path as resolve
     if not getattr(args, "state_dir", None):
-        from webui.config import ConfigError, load_config
+        from thoughtwave.webui.config import ConfigError, load_config
         try:
             load_config(Path(args.config) if getattr(args, "config", None) else None)
         except ConfigError as err:
@@ -57,7 +57,7 @@ def _frames(args: argparse.Namespace) -> list:
         if image is None:
             raise UsageError(f"cannot read {args.image} as an image")
         return [image]
-    from vision.sources import CameraError, open_source
+    from thoughtwave.vision.sources import CameraError, open_source
     try:
         source = open_source(args.camera)
     except (CameraError, ValueError, OSError) as err:
@@ -80,8 +80,8 @@ def _frames(args: argparse.Namespace) -> list:
 
 def _lens_views(spec: str, seconds: float) -> list:
     """Frames of the lens sheet picked from a camera over ``seconds`` (by the frames' own clock)."""
-    from calibration.lens import ViewCollector
-    from vision.sources import CameraError, open_source
+    from thoughtwave.calibration.lens import ViewCollector
+    from thoughtwave.vision.sources import CameraError, open_source
 
     if not 0 < seconds <= 600:  # also refuses NaN
         raise UsageError(f"--lens-seconds {seconds:g} is outside 0..600")
@@ -110,8 +110,7 @@ def _lens(args: argparse.Namespace):
     if not files and not spec:
         return None
     import cv2
-
-    from calibration.lens import LensError, SheetNotSeen, calibrate_lens
+    from thoughtwave.calibration.lens import LensError, SheetNotSeen, calibrate_lens
 
     def pictures():
         for name in files:
@@ -129,8 +128,8 @@ def _lens(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from calibration.calibrate import calibrate_frames
-    from calibration.profile import save_profile
+    from thoughtwave.calibration.calibrate import calibrate_frames
+    from thoughtwave.calibration.profile import save_profile
 
     out = Path(args.out) if args.out else default_profile_path(args)
     frames = _frames(args)

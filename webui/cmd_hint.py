@@ -10,10 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from engine import Referee
-from engine.ai import Computer
-from webui.errors import NotFound, UsageError
-from webui.rulesargs import add_rules_arguments, read_moves, rules_from_args
+from thoughtwave.engine import Referee
+from thoughtwave.engine.ai import Computer
+from thoughtwave.webui.errors import NotFound, UsageError
+from thoughtwave.webui.rulesargs import add_rules_arguments, read_moves, rules_from_args
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -10,10 +10,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from engine import KINDS, Cell, Colour, GameRecord, NotationError, Outcome, Referee
-from engine.textboard import draw
-from webui.errors import UsageError
-from webui.rulesargs import add_rules_arguments, rules_from_args
+from thoughtwave.engine import KINDS, Cell, Colour, GameRecord, NotationError, Outcome, Referee
+from thoughtwave.engine.textboard import draw
+from thoughtwave.webui.errors import UsageError
+from thoughtwave.webui.rulesargs import add_rules_arguments, rules_from_args
 
 HELP = """Type a move as PIECE@CELL: the piece by its arms n, e, s, w (or X for the cross), e.g.
   ew@E5   a straight lying west-east on E5      nes@B2   a junction open to the north, east, south
@@ -73,7 +73,7 @@ def explain(verdict, referee: Referee) -> str:
 def run(args: argparse.Namespace, choose: Callable[[Referee], str] | None = None) -> int:
     """Play until the game ends or input ends. ``choose`` answers for a computer side."""
     if choose is None and getattr(args, "vs", "human") == "computer":
-        from engine.ai import Computer, chooser
+        from thoughtwave.engine.ai import Computer, chooser
 
         choose = chooser(Colour.parse(args.computer), Computer(level=args.level, seconds=args.seconds))
     referee = Referee(rules_from_args(args))

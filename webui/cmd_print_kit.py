@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from webui.errors import UsageError
+from thoughtwave.webui.errors import UsageError
 
 PAPERS = ("a4", "a3", "letter")
 
@@ -49,13 +49,13 @@ def run(args: argparse.Namespace) -> int:
     if args.png and Path(args.png).exists() and not Path(args.png).is_dir():
         raise UsageError(f"--png {args.png!r} is a file, not a folder")
 
-    from vision.artwork import BoardLayout
-    from vision.printkit import write_pdf, write_png_set
+    from thoughtwave.vision.artwork import BoardLayout
+    from thoughtwave.vision.printkit import write_pdf, write_png_set
 
     layout = BoardLayout(args.cell_mm)
     sheets = ()
     if args.lens_sheet:
-        from calibration.lens import sheet_art
+        from thoughtwave.calibration.lens import sheet_art
         sheets = (sheet_art(),)
     summary: dict = {"cell_mm": layout.cell_mm, "board_mm": [layout.width_mm, layout.height_mm],
                      "tile_mm": round(layout.tile_mm, 3)}

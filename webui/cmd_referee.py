@@ -10,9 +10,9 @@ import argparse
 import json
 import sys
 
-from engine import Referee
-from webui.errors import NotFound, UsageError
-from webui.rulesargs import add_rules_arguments, read_moves, rules_from_args
+from thoughtwave.engine import Referee
+from thoughtwave.webui.errors import NotFound, UsageError
+from thoughtwave.webui.rulesargs import add_rules_arguments, read_moves, rules_from_args
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,9 +48,9 @@ def run_frames(args: argparse.Namespace) -> int:
     """``--frames``: every frame through one Watcher; verdicts and observations as they happen."""
     from pathlib import Path
 
-    from vision.sources import CameraError, ImageDirSource, VideoSource
-    from vision.watch import Watcher
-    from webui.profiles import reader_profile_for
+    from thoughtwave.vision.sources import CameraError, ImageDirSource, VideoSource
+    from thoughtwave.vision.watch import Watcher
+    from thoughtwave.webui.profiles import reader_profile_for
 
     if args.fps is not None and args.fps <= 0:
         raise UsageError(f"--fps must be positive, not {args.fps:g}")

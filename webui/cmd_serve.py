@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from webui.errors import UsageError
+from thoughtwave.webui.errors import UsageError
 
 #: The demo camera's picture size unless the config asks for another.
 DEMO_RESOLUTION = (640, 480)
@@ -40,8 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _camera_parts(args: argparse.Namespace, config: Any, state_dir: Path) -> tuple[Any, Any]:
     """(open_camera, make_watcher) for a real or demo camera, or for a script of moves."""
-    from webui.companion import ScriptedGame, ScriptedSource, read_script, vision_watcher_factory
-    from webui.rulesargs import read_text
+    from thoughtwave.webui.companion import ScriptedGame, ScriptedSource, read_script, vision_watcher_factory
+    from thoughtwave.webui.rulesargs import read_text
 
     if args.moves:
         if not args.move_seconds > 0:
@@ -60,7 +60,7 @@ def _camera_parts(args: argparse.Namespace, config: Any, state_dir: Path) -> tup
         resolution = DEMO_RESOLUTION
     profile = None
     if spec.strip().lower() != "demo":   # a profile learnt on the real camera would not fit the demo's
-        from calibration.profile import FILE_NAME, load_reader_profile
+        from thoughtwave.calibration.profile import FILE_NAME, load_reader_profile
 
         profile, warning = load_reader_profile(config.vision.profile or state_dir / FILE_NAME)
         if warning:
@@ -71,7 +71,7 @@ def _camera_parts(args: argparse.Namespace, config: Any, state_dir: Path) -> tup
         raise UsageError(f"the vision pipeline is not available: {err}") from None
 
     def open_camera() -> Any:
-        from vision.sources import open_source
+        from thoughtwave.vision.sources import open_source
 
         return open_source(spec, fps=config.camera.fps, resolution=resolution)
 
@@ -79,12 +79,11 @@ def _camera_parts(args: argparse.Namespace, config: Any, state_dir: Path) -> tup
 
 
 def run(args: argparse.Namespace) -> int:
+    from thoughtwave.webui.app import create_app, load_secret_key
+    from thoughtwave.webui.companion import Companion, Settings
+    from thoughtwave.webui.config import ConfigError, load_config, rules_of
+    from thoughtwave.webui.store import Store
     from waitress import create_server
-
-    from webui.app import create_app, load_secret_key
-    from webui.companion import Companion, Settings
-    from webui.config import ConfigError, load_config, rules_of
-    from webui.store import Store
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:

@@ -29,13 +29,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from engine import CELLS, Cell, Colour, Move, NotationError, Outcome, Piece, Referee, Rules, parse_move_line
-from engine.analysis import Analysis, analyse, analyse_game
-from engine.pieces import KINDS
-from engine.table import Table
-from webui.boardsvg import board_svg
-from webui.opponent import Opponent, Searcher, Thinker, install, opponent_of, position_key
-from webui.store import GameLog, GameRow, Store, rules_to_json
+from thoughtwave.engine import CELLS, Cell, Colour, Move, NotationError, Outcome, Piece, Referee, Rules, parse_move_line
+from thoughtwave.engine.analysis import Analysis, analyse, analyse_game
+from thoughtwave.engine.pieces import KINDS
+from thoughtwave.engine.table import Table
+from thoughtwave.webui.boardsvg import board_svg
+from thoughtwave.webui.opponent import Opponent, Searcher, Thinker, install, opponent_of, position_key
+from thoughtwave.webui.store import GameLog, GameRow, Store, rules_to_json
 
 log = logging.getLogger(__name__)
 
@@ -236,7 +236,7 @@ def read_script(text: str) -> list[str]:
 
 def vision_watcher_factory(stable_seconds: float, profile: Any = None) -> MakeWatcher:
     """Watchers from ``vision.watch.Watcher`` (imported here: OpenCV is heavy)."""
-    from vision.watch import Watcher  # noqa: PLC0415 - heavy, and only when a camera is used
+    from thoughtwave.vision.watch import Watcher  # noqa: PLC0415 - heavy, and only when a camera is used
 
     accepted = inspect.signature(Watcher).parameters
 

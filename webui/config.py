@@ -23,8 +23,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from engine.pieces import Colour
-from engine.referee import Penalty, Rules
+from thoughtwave.engine.pieces import Colour
+from thoughtwave.engine.referee import Penalty, Rules
 
 DEFAULT_CONFIG_PATH = Path("/etc/thoughtwave/config.toml")
 

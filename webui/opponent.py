@@ -31,9 +31,9 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from engine import Cell, Colour, Move, Outcome, Piece, Referee
-from engine.pieces import DIRECTION_NAMES, DIRECTIONS, Kind
-from engine.table import Flag, FlagKind, Table, describe
+from thoughtwave.engine import Cell, Colour, Move, Outcome, Piece, Referee
+from thoughtwave.engine.pieces import DIRECTION_NAMES, DIRECTIONS, Kind
+from thoughtwave.engine.table import Flag, FlagKind, Table, describe
 
 log = logging.getLogger(__name__)
 
@@ -178,7 +178,7 @@ class Searcher(Protocol):
 
 def make_computer(opponent: Opponent) -> Searcher:
     """The engine's computer player at the opponent's level and seconds per move."""
-    from engine.ai import Computer  # noqa: PLC0415 - only when a game against the computer is played
+    from thoughtwave.engine.ai import Computer  # noqa: PLC0415 - only when a game against the computer is played
 
     return Computer(level=opponent.level, seconds=opponent.seconds)
 

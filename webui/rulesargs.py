@@ -6,9 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine import Colour, Penalty, Rules
-from engine.record import parse_inventory, read_headers, rules_from_headers
-from webui.errors import UsageError
+from thoughtwave.engine import Colour, Penalty, Rules
+from thoughtwave.engine.record import parse_inventory, read_headers, rules_from_headers
+from thoughtwave.webui.errors import UsageError
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:

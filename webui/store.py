@@ -22,8 +22,20 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine import KINDS, Cell, Colour, GameRecord, Kind, Move, NotationError, Outcome, Penalty, Referee, Rules
-from engine.pieces import Piece
+from thoughtwave.engine import (
+    KINDS,
+    Cell,
+    Colour,
+    GameRecord,
+    Kind,
+    Move,
+    NotationError,
+    Outcome,
+    Penalty,
+    Referee,
+    Rules,
+)
+from thoughtwave.engine.pieces import Piece
 
 log = logging.getLogger(__name__)
 
