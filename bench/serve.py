@@ -112,6 +112,8 @@ def start_subprocess(state_dir: Path, fps: float, resolution: str, camera: str) 
 def start_in_process(state_dir: Path, fps: float, resolution: str = "1280x960"):
     """The companion with an oracle reader, served by waitress in this process; returns (url, stop)."""
     import numpy as np
+    from waitress import create_server
+
     from thoughtwave.engine import CELLS, Rules
     from thoughtwave.vision.demo import DemoCamera
     from thoughtwave.vision.reading import BoardReading, CellReading
@@ -119,7 +121,6 @@ def start_in_process(state_dir: Path, fps: float, resolution: str = "1280x960"):
     from thoughtwave.webui.app import create_app, load_secret_key
     from thoughtwave.webui.companion import Companion, Settings
     from thoughtwave.webui.store import Store
-    from waitress import create_server
 
     class OracleReader:
         """Reads what the demo camera drew (its ground truth) instead of the pixels."""

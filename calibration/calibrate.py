@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+
 from thoughtwave.calibration.checks import BLACK_SAMPLE, RED_SAMPLE, Samples, run_all
 from thoughtwave.calibration.profile import CheckResult, Profile
 from thoughtwave.engine.cells import CELLS, Cell

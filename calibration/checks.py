@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+
 from thoughtwave.calibration.profile import CheckResult
 from thoughtwave.engine.cells import Cell
 from thoughtwave.vision.artwork import BoardLayout

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
+
 from thoughtwave.calibration.profile import CheckResult
 
 if TYPE_CHECKING:

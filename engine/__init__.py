@@ -6,9 +6,10 @@ from thoughtwave.engine.moves import Move, parse_move_line
 from thoughtwave.engine.pieces import ALL_PIECES, KINDS, START_INVENTORY, Colour, Kind, NotationError, Piece
 from thoughtwave.engine.record import GameRecord, RecordedMove, RecordError
 from thoughtwave.engine.referee import Outcome, Penalty, Referee, Rules, Verdict
+from thoughtwave.engine.sides import ALL_SIDES, Sides
 
 __all__ = [
-    "ALL_PIECES", "CELLS", "KINDS", "START_INVENTORY", "Board", "Cell", "Colour", "GameRecord",
+    "ALL_PIECES", "ALL_SIDES", "CELLS", "KINDS", "START_INVENTORY", "Board", "Cell", "Colour", "GameRecord",
     "Kind", "Move", "NotationError", "Outcome", "Penalty", "Piece", "RecordError", "RecordedMove",
-    "Referee", "Rules", "Verdict", "parse_move_line",
+    "Referee", "Rules", "Sides", "Verdict", "parse_move_line",
 ]

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from thoughtwave.engine.board import Board, piece_bits
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.moves import Move, parse_move_line
-from thoughtwave.engine.pieces import KINDS, START_INVENTORY, Colour, E, Kind, N, NotationError, Piece, S, W
+from thoughtwave.engine.pieces import KINDS, START_INVENTORY, Colour, Kind, NotationError, Piece
+from thoughtwave.engine.sides import Sides
 
 
 class Penalty(enum.Enum):
@@ -51,16 +52,24 @@ def _full_inventory() -> dict[Colour, dict[Kind, int]]:
 
 @dataclass(frozen=True)
 class Rules:
-    """Options a game is played with. Red joins west and east by default and moves first."""
+    """Options a game is played with. Red joins west and east by default and moves first.
+
+    >>> Rules(red_sides="NS").sides(Colour.BLACK) == Sides.WE.bits
+    True
+    >>> Rules.from_json(Rules(penalty=Penalty.RETRY).to_json()) == Rules(penalty=Penalty.RETRY)
+    True
+    """
 
     penalty: Penalty = Penalty.SKIP_TURN
-    red_sides: str = "WE"
+    red_sides: Sides = Sides.WE
     first: Colour = Colour.RED
     inventory: dict[Colour, dict[Kind, int]] = field(default_factory=_full_inventory)
 
     def __post_init__(self) -> None:
-        if self.red_sides not in ("WE", "NS"):
-            raise ValueError(f"red sides must be WE or NS, not {self.red_sides!r}")
+        try:
+            object.__setattr__(self, "red_sides", Sides.parse(self.red_sides))
+        except NotationError:
+            raise ValueError(f"red sides must be WE or NS, not {self.red_sides!r}") from None
         for colour in Colour:
             counts = self.inventory.get(colour)
             if counts is None or set(counts) != set(KINDS) or any(
@@ -69,14 +78,61 @@ class Rules:
                 raise ValueError(f"{colour.title}'s starting pieces must give a count of 0 or more "
                                  "for each kind")
 
+    def sides_of(self, colour: Colour) -> Sides:
+        """The pair of sides ``colour`` must join."""
+        return self.red_sides if colour is Colour.RED else self.red_sides.other
+
     def sides(self, colour: Colour) -> int:
         """The rim sides ``colour`` must join, as N/E/S/W bits."""
-        red = W | E if self.red_sides == "WE" else N | S
-        return red if colour is Colour.RED else (N | S) ^ (W | E) ^ red
+        return self.sides_of(colour).bits
 
     def side_names(self, colour: Colour) -> str:
         """``"west and east"`` or ``"north and south"``."""
-        return "west and east" if self.sides(colour) == W | E else "north and south"
+        return self.sides_of(colour).names
+
+    def to_json(self) -> dict:
+        """The rules as plain JSON values (the inverse of ``from_json``)."""
+        return {
+            "penalty": self.penalty.value,
+            "red_sides": self.red_sides.value,
+            "first": self.first.value,
+            "inventory": {c.value: {k.value: self.inventory[c][k] for k in KINDS} for c in Colour},
+        }
+
+    @classmethod
+    def from_json(cls, data: object, base: Rules | None = None) -> Rules:
+        """Rules from ``to_json`` output, missing fields taken from ``base``; ValueError naming the bad field."""
+        if not isinstance(data, dict):
+            raise ValueError("rules must be an object")
+        base = base or cls()
+        try:
+            penalty = Penalty(data.get("penalty", base.penalty.value))
+        except (ValueError, TypeError):
+            raise ValueError("penalty must be skip-turn, forfeit or retry") from None
+        try:
+            red_sides = Sides.parse(data.get("red_sides", base.red_sides))
+        except NotationError:
+            raise ValueError("red_sides must be WE or NS") from None
+        first_text = data.get("first", base.first.value)
+        if first_text not in ("red", "black"):
+            raise ValueError("first must be red or black")
+        inventory = {c: dict(base.inventory[c]) for c in Colour}
+        given = data.get("inventory")
+        given = {} if given is None else given
+        if not isinstance(given, dict):
+            raise ValueError("inventory must be an object of colours")
+        for colour_text, counts in given.items():
+            if colour_text not in ("red", "black") or not isinstance(counts, dict):
+                raise ValueError("inventory must map red and black to {kind: count}")
+            for kind_text, count in counts.items():
+                try:
+                    kind = Kind(kind_text)
+                except ValueError:
+                    raise ValueError(f"{kind_text!r} is not a kind of piece") from None
+                if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= 99:
+                    raise ValueError(f"the count of {kind_text} must be a whole number from 0 to 99")
+                inventory[Colour(colour_text)][kind] = count
+        return cls(penalty, red_sides, Colour(first_text), inventory)
 
 
 @dataclass(frozen=True)

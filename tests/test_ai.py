@@ -5,6 +5,7 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from thoughtwave.engine import CELLS, KINDS, Colour, Move, Outcome, Penalty, Piece, Referee, Rules
 from thoughtwave.engine.ai import Computer, chooser, greedy_move, random_move, win_estimate
 from thoughtwave.engine.analysis import distance, placeable_count, threats

@@ -4,6 +4,7 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from thoughtwave.engine import Cell, Colour, Kind, Move, Outcome, Referee
 from thoughtwave.engine.analysis import analyse, analyse_game, distance, paths, threats
 from thoughtwave.engine.board import ALL_PIECE_BITS, KIND_BITS, Board

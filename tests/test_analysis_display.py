@@ -3,8 +3,9 @@ and the threats (cells where one placement connects), in the state, on the board
 
 
 import pytest
-import thoughtwave.webui.companion as companion_module
 from serving import serving
+
+import thoughtwave.webui.companion as companion_module
 from thoughtwave.engine import Colour, Referee, Rules
 from thoughtwave.engine.analysis import analyse_game
 from thoughtwave.webui.app import create_app, load_secret_key

@@ -7,6 +7,7 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from thoughtwave.engine import Rules
 from thoughtwave.webui.app import PinLimiter, create_app, load_secret_key
 from thoughtwave.webui.companion import Companion, ScriptedGame, ScriptedSource, Settings
@@ -319,6 +320,7 @@ def test_a_pin_of_the_wrong_type_or_form_is_refused_not_a_crash(client, pin):
 
 def test_other_pages_guard_their_changes_with_requires_pin(app):
     from flask import Blueprint
+
     from thoughtwave.webui.app import requires_pin
 
     calibration = Blueprint("calibration", __name__)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import ALL_PIECES, DIRECTIONS, Colour, E, N, Piece, S, W
 from thoughtwave.vision.artwork import (

@@ -5,6 +5,7 @@ import re
 
 import pytest
 from serving import serving
+
 from thoughtwave.engine import Rules
 from thoughtwave.webui.app import create_app, load_secret_key
 from thoughtwave.webui.companion import Companion, ScriptedGame, ScriptedSource, Settings

@@ -11,6 +11,7 @@ from contextlib import closing
 import numpy as np
 import pytest
 from serving import serving
+
 from thoughtwave.calibration.checks import BLACK_SAMPLE, RED_SAMPLE
 from thoughtwave.calibration.profile import FILE_NAME, load_profile
 from thoughtwave.engine import Colour, Piece, Rules

@@ -7,6 +7,7 @@ import random
 
 import cv2
 import pytest
+
 from thoughtwave.calibration.calibrate import calibrate_image
 from thoughtwave.calibration.checks import BLACK_SAMPLE, RED_SAMPLE
 from thoughtwave.calibration.profile import ProfileError, load_profile, load_reader_profile, save_profile

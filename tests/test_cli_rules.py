@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from thoughtwave.engine import GameRecord, Outcome
 from thoughtwave.webui.cli import main
 

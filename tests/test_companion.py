@@ -5,6 +5,7 @@ import time
 
 import numpy as np
 import pytest
+
 from thoughtwave.engine import Outcome, Rules
 from thoughtwave.webui.companion import (
     Companion,

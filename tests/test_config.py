@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from thoughtwave.engine import Colour, Penalty
 from thoughtwave.webui import config as config_module
 from thoughtwave.webui.config import (

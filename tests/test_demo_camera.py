@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 import thoughtwave.vision.demo as demo
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.pieces import Colour

@@ -5,6 +5,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
+
 from thoughtwave.vision.artwork import BoardLayout
 from thoughtwave.vision.finder import BoardFinder
 from thoughtwave.vision.synth import Camera, Scene, render

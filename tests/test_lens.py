@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from pdfpages import pdf_pages
 from PIL import Image
+
 from thoughtwave.calibration.calibrate import calibrate_image
 from thoughtwave.calibration.lens import (
     MIN_VIEWS,

@@ -10,6 +10,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from thoughtwave.engine import Cell, Colour, Move, Piece, Referee, Rules
 from thoughtwave.engine.ai import Choice, Computer, random_move
 from thoughtwave.webui.app import create_app, load_secret_key

@@ -3,6 +3,7 @@
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from thoughtwave.engine import (
     ALL_PIECES,
     CELLS,

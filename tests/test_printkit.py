@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from pdfpages import pdf_pages
 from PIL import Image
+
 from thoughtwave.engine.pieces import ALL_PIECES, KINDS, START_INVENTORY, Colour
 from thoughtwave.vision.artwork import ARUCO_DICTIONARY, PAPER_BGR, BoardLayout
 from thoughtwave.vision.printkit import (

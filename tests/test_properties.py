@@ -10,6 +10,7 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from thoughtwave.engine import (
     ALL_PIECES,
     CELLS,

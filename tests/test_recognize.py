@@ -6,6 +6,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
+
 from thoughtwave.vision.reading import CellState
 from thoughtwave.vision.recognizer import Recognizer
 from thoughtwave.vision.synth import Camera, Scene, render

@@ -1,6 +1,7 @@
 """Game records: the text format, its headers, reading plain move files, and refusing what is not a record."""
 
 import pytest
+
 from thoughtwave.engine import (
     START_INVENTORY,
     Colour,

@@ -7,6 +7,7 @@ import types
 import cv2
 import numpy as np
 import pytest
+
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import Colour, Piece
 from thoughtwave.vision.reading import BoardReading, CellReading

@@ -3,6 +3,7 @@
 import copy
 
 import pytest
+
 from thoughtwave.engine import (
     ALL_PIECES,
     CELLS,

@@ -10,6 +10,7 @@ import random
 import re
 
 import pytest
+
 from thoughtwave.engine import ALL_PIECES, START_INVENTORY, Board, Cell, Colour, Kind, Move, Outcome, Referee, Rules
 from thoughtwave.engine.pieces import E, N, S, W
 from thoughtwave.engine.textboard import draw

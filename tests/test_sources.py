@@ -6,6 +6,7 @@ import types
 import cv2
 import numpy as np
 import pytest
+
 from thoughtwave.vision.sources import (
     PI_INSTALL_HINT,
     CameraError,

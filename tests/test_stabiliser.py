@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
+
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import Colour, Piece
 from thoughtwave.vision.reading import BoardReading, CellReading, CellState
@@ -190,6 +191,7 @@ def _rendered_signatures(seed: int = 3):
     from dataclasses import replace
 
     import cv2
+
     from thoughtwave.vision.synth import Scene, render
 
     scene = Scene.random(seed, level="medium", hand=False, resolution=(320, 240))

@@ -11,9 +11,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
 from thoughtwave.engine import Move, Outcome, Penalty, Referee, Rules
 from thoughtwave.engine.pieces import Colour, Kind
-from thoughtwave.webui.store import GameLog, Store, rules_from_json, rules_to_json
+from thoughtwave.webui.store import GameLog, Store
 
 GAME = ["red ew@E5", "black ns@E6", "red ew@F5", "black ns@C3", "red ew@G5", "black ne@D4"]
 
@@ -112,12 +113,12 @@ def test_the_record_holds_the_moves_that_stand(tmp_path):
 def test_rules_round_trip_and_bad_rules_are_named():
     rules = Rules(penalty=Penalty.RETRY, red_sides="NS", first=Colour.BLACK,
                   inventory={Colour.RED: {k: 1 for k in Kind}, Colour.BLACK: {k: 2 for k in Kind}})
-    assert rules_from_json(rules_to_json(rules)) == rules
+    assert Rules.from_json(rules.to_json()) == rules
     for bad, word in [({"penalty": "death"}, "penalty"), ({"red_sides": "XY"}, "red_sides"),
                       ({"first": 3}, "first"), ({"inventory": {"red": {"bend": -1}}}, "bend"),
                       ({"inventory": {"red": {"dragon": 1}}}, "dragon"), ({"inventory": []}, "inventory")]:
         with pytest.raises(ValueError, match=word):
-            rules_from_json(bad)
+            Rules.from_json(bad)
 
 
 def test_a_stored_game_with_unreadable_rules_still_opens(tmp_path):

@@ -9,6 +9,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
+
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.pieces import OPPOSITE, START_INVENTORY, Colour, Piece
 from thoughtwave.vision.artwork import ARUCO_DICTIONARY

@@ -5,6 +5,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
+
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import Colour, Piece
 from thoughtwave.vision.artwork import RED_BGR, WAVE_BGR, BoardLayout, board_image, tile_image

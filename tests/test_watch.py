@@ -3,6 +3,7 @@
 import cv2
 import numpy as np
 import pytest
+
 from thoughtwave.engine import Referee, Rules
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import Colour, Piece

@@ -22,6 +22,7 @@ from functools import lru_cache
 
 import cv2
 import numpy as np
+
 from thoughtwave.engine.cells import CELLS, COLUMNS, SIZE, Cell
 from thoughtwave.engine.pieces import DIRECTIONS, Colour, E, N, Piece, S, W
 

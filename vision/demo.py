@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 import numpy as np
+
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.moves import Move, parse_move_line
 from thoughtwave.engine.pieces import Colour, Piece

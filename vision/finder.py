@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
+
 from thoughtwave.vision.artwork import ARUCO_DICTIONARY, BoardLayout
 
 #: Canonical grid image: pixels per cell and the margin kept around the grid (in cells), so that a

@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 from reportlab.lib.units import mm as PT_PER_MM
 from reportlab.pdfgen.canvas import Canvas
+
 from thoughtwave.engine.cells import SIZE
 from thoughtwave.engine.pieces import ALL_PIECES, KINDS, PIECES_OF_KIND, START_INVENTORY, Colour, Kind, Piece
 from thoughtwave.vision.artwork import (

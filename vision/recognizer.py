@@ -21,6 +21,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+
 from thoughtwave.vision.artwork import BoardLayout
 from thoughtwave.vision.finder import BoardFinder, BoardPose, FinderResult
 from thoughtwave.vision.reading import BoardReading

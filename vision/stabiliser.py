@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import Colour, Piece
 from thoughtwave.vision.reading import BoardReading, CellReading, CellState

@@ -29,6 +29,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+
 from thoughtwave.engine.board import Board, piece_bits
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import START_INVENTORY, Colour, E, Piece, S, W

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import Colour, E, N, Piece, S, W
 from thoughtwave.vision.finder import GridGeometry

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 import cv2
 import numpy as np
+
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.referee import Referee, Rules
 from thoughtwave.engine.table import FlagKind, Table

@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, current_app, jsonify, redirect, render_template, request, session, url_for
-from thoughtwave.engine import Colour, GameRecord
+from werkzeug.exceptions import HTTPException
+
+from thoughtwave.engine import Colour, GameRecord, Rules
 from thoughtwave.engine.record import parse_inventory
 from thoughtwave.webui.boardsvg import board_svg
 from thoughtwave.webui.companion import Companion, ControlError
 from thoughtwave.webui.opponent import Opponent
-from thoughtwave.webui.store import rules_from_json, rules_to_json
-from werkzeug.exceptions import HTTPException
 
 log = logging.getLogger(__name__)
 
@@ -477,9 +477,9 @@ def create_app(companion: Companion, *, pin: str | None, secret_key: bytes, conf
                     inventory[colour.value] = {k.value: n for k, n in parse_inventory(text).items()}
                 except ValueError as err:
                     raise ApiError(400, f"{colour.value}_pieces: {err}") from None
-        rules_data["inventory"] = {**rules_to_json(base)["inventory"], **inventory}
+        rules_data["inventory"] = {**base.to_json()["inventory"], **inventory}
         try:
-            rules = rules_from_json(rules_data, base)
+            rules = Rules.from_json(rules_data, base)
         except (ValueError, TypeError) as err:
             raise ApiError(400, str(err)) from None
         opponent = companion.game_opponent()      # absent: the same kind of game as now

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, current_app, jsonify, render_template
+
 from thoughtwave.webui.app import ApiError, json_body, requires_pin
 
 if TYPE_CHECKING:
@@ -126,6 +127,7 @@ class CalibrationDesk:
         """Calibrate on ``images`` (the camera's latest pictures) and keep the result as the candidate."""
         import cv2
         import numpy as np
+
         from thoughtwave.calibration.calibrate import calibrate_frames
 
         if not self._busy.acquire(blocking=False):

@@ -110,6 +110,7 @@ def _lens(args: argparse.Namespace):
     if not files and not spec:
         return None
     import cv2
+
     from thoughtwave.calibration.lens import LensError, SheetNotSeen, calibrate_lens
 
     def pictures():

@@ -25,6 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import cv2
     import numpy as np
+
     from thoughtwave.vision.recognizer import Recognizer
     from thoughtwave.webui.profiles import reader_profile_for
 

@@ -79,11 +79,12 @@ def _camera_parts(args: argparse.Namespace, config: Any, state_dir: Path) -> tup
 
 
 def run(args: argparse.Namespace) -> int:
+    from waitress import create_server
+
     from thoughtwave.webui.app import create_app, load_secret_key
     from thoughtwave.webui.companion import Companion, Settings
     from thoughtwave.webui.config import ConfigError, load_config, rules_of
     from thoughtwave.webui.store import Store
-    from waitress import create_server
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:

@@ -35,7 +35,7 @@ from thoughtwave.engine.pieces import KINDS
 from thoughtwave.engine.table import Table
 from thoughtwave.webui.boardsvg import board_svg
 from thoughtwave.webui.opponent import Opponent, Searcher, Thinker, install, opponent_of, position_key
-from thoughtwave.webui.store import GameLog, GameRow, Store, rules_to_json
+from thoughtwave.webui.store import GameLog, GameRow, Store
 
 log = logging.getLogger(__name__)
 
@@ -692,7 +692,7 @@ class Companion:
             "status": str(getattr(status, "value", status) or ""),
             "camera": dict(self._camera),
             "sides": {c.value: rules.side_names(c) for c in Colour},
-            "rules": rules_to_json(rules),
+            "rules": rules.to_json(),
             "speech": self.settings.speech,
             "seen": self._seen,
             "decided": self._decided,

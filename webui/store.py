@@ -23,15 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from thoughtwave.engine import (
-    KINDS,
     Cell,
-    Colour,
     GameRecord,
-    Kind,
     Move,
     NotationError,
     Outcome,
-    Penalty,
     Referee,
     Rules,
 )
@@ -73,50 +69,6 @@ def now_text() -> str:
     return datetime.datetime.now(datetime.UTC).replace(microsecond=0).isoformat()
 
 
-def rules_to_json(rules: Rules) -> dict:
-    """Rules as plain JSON values (the inverse of ``rules_from_json``)."""
-    return {
-        "penalty": rules.penalty.value,
-        "red_sides": rules.red_sides,
-        "first": rules.first.value,
-        "inventory": {c.value: {k.value: rules.inventory[c][k] for k in KINDS} for c in Colour},
-    }
-
-
-def rules_from_json(data: dict, base: Rules | None = None) -> Rules:
-    """Rules from ``rules_to_json`` output (missing fields from ``base``); ValueError naming the bad field."""
-    if not isinstance(data, dict):
-        raise ValueError("rules must be an object")
-    base = base or Rules()
-    try:
-        penalty = Penalty(data.get("penalty", base.penalty.value))
-    except ValueError:
-        raise ValueError("penalty must be skip-turn, forfeit or retry") from None
-    red_sides = data.get("red_sides", base.red_sides)
-    if not isinstance(red_sides, str) or red_sides.upper() not in ("WE", "NS"):
-        raise ValueError("red_sides must be WE or NS")
-    first_text = data.get("first", base.first.value)
-    if first_text not in ("red", "black"):
-        raise ValueError("first must be red or black")
-    inventory = {c: dict(base.inventory[c]) for c in Colour}
-    given = data.get("inventory")
-    given = {} if given is None else given
-    if not isinstance(given, dict):
-        raise ValueError("inventory must be an object of colours")
-    for colour_text, counts in given.items():
-        if colour_text not in ("red", "black") or not isinstance(counts, dict):
-            raise ValueError("inventory must map red and black to {kind: count}")
-        for kind_text, count in counts.items():
-            try:
-                kind = Kind(kind_text)
-            except ValueError:
-                raise ValueError(f"{kind_text!r} is not a kind of piece") from None
-            if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= 99:
-                raise ValueError(f"the count of {kind_text} must be a whole number from 0 to 99")
-            inventory[Colour(colour_text)][kind] = count
-    return Rules(penalty, red_sides.upper(), Colour(first_text), inventory)
-
-
 @dataclass(frozen=True)
 class GameRow:
     """One stored game."""
@@ -132,7 +84,7 @@ class GameRow:
 
     def to_json(self) -> dict:
         return {"id": self.id, "red": self.red, "black": self.black, "started": self.started,
-                "ended": self.ended, "result": self.result, "rules": rules_to_json(self.rules),
+                "ended": self.ended, "result": self.result, "rules": self.rules.to_json(),
                 "opponent": self.opponent}
 
 
@@ -203,7 +155,7 @@ class Store:
     def new_game(self, rules: Rules, red: str = "", black: str = "", opponent: dict | None = None) -> int:
         """Start a game (``opponent``: the computer's side, for a game against it); returns its id."""
         return self._write("INSERT INTO games (rules, red, black, started, opponent) VALUES (?, ?, ?, ?, ?)",
-                           (json.dumps(rules_to_json(rules)), red, black, now_text(),
+                           (json.dumps(rules.to_json()), red, black, now_text(),
                             json.dumps(opponent) if opponent else ""))
 
     def set_result(self, game: int, result: str, ended: bool) -> None:
@@ -261,7 +213,7 @@ class Store:
 
 def _game_row(row: tuple) -> GameRow:
     try:
-        rules = rules_from_json(json.loads(row[1]))
+        rules = Rules.from_json(json.loads(row[1]))
     except (ValueError, TypeError):
         log.warning("game %s has unreadable rules; using the standard game", row[0])
         rules = Rules()
