@@ -107,7 +107,7 @@ def calibrate_image(image: np.ndarray, layout: BoardLayout | None = None, lens: 
     if found.pose is None:
         return Calibration(lens_checks + run_all(image, finder, found, None, None), None)
     grid = finder.warp(image, found.pose)
-    reader = TileReader(finder.geometry)
+    reader = TileReader(finder.geometry, tile=finder.layout.tile)
     normalised, _glare = reader.normalise(grid)
     samples = measure_samples(normalised, finder.geometry.px_per_cell, finder.geometry.margin_px)
     checks = lens_checks + run_all(image, finder, found, grid, samples)

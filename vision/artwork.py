@@ -5,13 +5,14 @@ Geometry is in millimetres on the board sheet: origin at its top-left corner, x 
 centres) to mm ``((x + 0.5) / ppm, (y + 0.5) / ppm)``.
 
 The artwork is described once as shapes (rectangles, discs, ArUco markers, labels) by ``board_shapes``
-and ``tile_shapes``; ``board_image``/``tile_image`` rasterise them and ``vision.printkit`` draws the
+and ``tile_shapes``; ``board_image``/``tile_image`` rasterise them and ``thoughtwave.kit`` draws the
 same shapes as PDF vectors, so print and camera can never disagree.
 
 Tile design (the reader relies on it): the face is the player colour to the edge; the wave is a cream
-band 0.30 of the edge wide from the centre to each armed edge, plus a cream hub disc of diameter 0.44;
-red tiles also carry four cream dots (diameter 0.12, centred 0.17 of the edge in from each corner), so
-colour can be told by shape when glare or a cheap printer spoils the hue.
+band from the centre to each armed edge, plus a cream hub disc; red tiles also carry four cream dots
+near the corners, so colour can be told by shape when glare or a cheap printer spoils the hue. Every
+proportion of it is a field of ``TileGeometry`` (``TILE`` is the printed one): the printer draws it, the
+synthetic camera renders it and the reader (``vision.tileframe``) samples it from there.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import numpy as np
 
 from thoughtwave.engine.cells import CELLS, COLUMNS, SIZE, Cell
 from thoughtwave.engine.pieces import DIRECTIONS, Colour, E, N, Piece, S, W
+from thoughtwave.engine.sides import Sides
 
 #: The ArUco dictionary of the board's markers (ids 0..7 are used).
 ARUCO_DICTIONARY: int = cv2.aruco.DICT_4X4_50
@@ -40,14 +42,55 @@ CELL_NAME_BGR: BGR = (222, 226, 228)
 MARKER_BGR: BGR = (0, 0, 0)
 QUIET_BGR: BGR = (255, 255, 255)
 
-#: Tile geometry as fractions of the tile edge.
-WAVE_WIDTH = 0.30
-HUB_DIAMETER = 0.44
-DOT_DIAMETER = 0.12
-DOT_INSET = 0.17
-#: Tiles are cut slightly smaller than a cell so they drop in without jamming.
-TILE_FRACTION = 0.96
 
+
+@dataclass(frozen=True)
+class TileGeometry:
+    """A tile's artwork as fractions of its edge; ``size`` is the tile's edge as a fraction of the cell's.
+
+    The default (``TILE``) is the printed design: a cream wave band 0.30 of the edge wide, a hub disc of
+    diameter 0.44 and, on red tiles, dots of diameter 0.12 centred 0.17 in from each side; tiles are cut
+    0.96 of a cell so they drop in without jamming. ``BoardLayout(tile=...)`` carries another one to the
+    printer, the synthetic camera and the reader alike.
+    """
+
+    size: float = 0.96
+    wave_width: float = 0.30
+    hub_diameter: float = 0.44
+    dot_diameter: float = 0.12
+    dot_inset: float = 0.17
+
+    def __post_init__(self) -> None:
+        for name in ("size", "wave_width", "hub_diameter", "dot_diameter", "dot_inset"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 < value < 1.0:
+                raise ValueError(f"tile {name} must be a fraction between 0 and 1, not {value!r}")
+        if not self.wave_width < self.hub_diameter:
+            raise ValueError("the hub must be wider than the wave band")
+        if not self.dot_diameter / 2 < self.dot_inset:
+            raise ValueError("the corner dots must lie inside the tile")
+
+    @property
+    def wave_half(self) -> float:
+        """Half the wave band's width: the band runs this far either side of the centre line."""
+        return self.wave_width / 2
+
+    @property
+    def hub_radius(self) -> float:
+        return self.hub_diameter / 2
+
+    @property
+    def dot_radius(self) -> float:
+        return self.dot_diameter / 2
+
+    @property
+    def dot_offset(self) -> float:
+        """How far each corner dot's centre is from the tile's centre, along both axes."""
+        return 0.5 - self.dot_inset
+
+
+#: The printed tile.
+TILE = TileGeometry()
 #: Board margin bands in cell edges, from the grid outward: gap, colour bar, gap, labels, marker quiet
 #: zone, marker, outer quiet zone. The quiet zones are one marker module (a marker is 6 modules).
 _GAP_TO_BAR = 0.04
@@ -62,7 +105,6 @@ _LABEL_HEIGHT = 0.18
 _CELL_NAME_HEIGHT = 0.09
 _CELL_NAME_INSET = 0.07
 
-_RED_SIDES = {"WE": (W, E), "NS": (N, S)}
 
 
 @dataclass(frozen=True)
@@ -85,6 +127,7 @@ class BoardLayout:
     """Where everything is on the printed board, in mm. ``BoardLayout(25.0).width_mm == 354.0``."""
 
     cell_mm: float = 25.0
+    tile: TileGeometry = TILE
     markers: tuple[Marker, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -93,6 +136,8 @@ class BoardLayout:
         if not 20.0 <= self.cell_mm <= 40.0:  # also refuses NaN
             raise ValueError(f"cell size {self.cell_mm!r} mm is outside 20..40 mm")
         object.__setattr__(self, "cell_mm", float(self.cell_mm))
+        if not isinstance(self.tile, TileGeometry):
+            raise ValueError(f"tile must be a TileGeometry, not {self.tile!r}")
         c = self.cell_mm
         w, h = self.width_mm, self.height_mm
         inset = (_QUIET + _MARKER / 2) * c  # marker centre from the sheet edge
@@ -126,7 +171,7 @@ class BoardLayout:
     @property
     def tile_mm(self) -> float:
         """Edge of a cut tile: a little smaller than a cell."""
-        return TILE_FRACTION * self.cell_mm
+        return self.tile.size * self.cell_mm
 
     def cell_center_mm(self, cell: Cell) -> tuple[float, float]:
         """Centre of ``cell`` on the sheet."""
@@ -179,6 +224,19 @@ class Label:
 Shape = Rect | Disc | Marker | Label
 
 
+@dataclass(frozen=True, eq=False)
+class SheetArt:
+    """A printed calibration sheet (e.g. ``calibration.lens.sheet_art()``): black rectangles in sheet mm
+    (``black_mm`` (N, 4): x0, y0, x1, y1, origin top-left, y down) on white, with the words printed above it."""
+
+    name: str
+    title: str
+    size_mm: tuple[float, float]
+    black_mm: np.ndarray
+    instruction: str
+    caption: str = ""
+
+
 @lru_cache(maxsize=64)
 def marker_bits(marker_id: int) -> np.ndarray:
     """The 6x6 module matrix of a marker, black border included: True where the module is black."""
@@ -193,10 +251,11 @@ def _side_of(direction: int) -> str:
     return {N: "N", E: "E", S: "S", W: "W"}[direction]
 
 
-def board_shapes(layout: BoardLayout, red_sides: str = "WE") -> list[Shape]:
-    """The board artwork as shapes in mm, painted in order (later shapes cover earlier ones)."""
-    if red_sides not in _RED_SIDES:
-        raise ValueError(f"red sides must be 'WE' or 'NS', not {red_sides!r}")
+def board_shapes(layout: BoardLayout, red_sides: Sides = Sides.WE) -> list[Shape]:
+    """The board artwork as shapes in mm, painted in order (later shapes cover earlier ones).
+
+    ``red_sides`` may also be given in its notation; anything else raises ValueError."""
+    red = Sides.parse(red_sides).bits  # NotationError is a ValueError
     c = layout.cell_mm
     gx, gy = layout.grid_origin_mm
     g = SIZE * c
@@ -215,10 +274,9 @@ def board_shapes(layout: BoardLayout, red_sides: str = "WE") -> list[Shape]:
     for k in range(SIZE + 1):
         shapes.append(Rect(gx + k * c - half, gy - half, gx + k * c + half, gy + g + half, GRID_BGR))
         shapes.append(Rect(gx - half, gy + k * c - half, gx + g + half, gy + k * c + half, GRID_BGR))
-    red = _RED_SIDES[red_sides]
     near, far = _GAP_TO_BAR * c, (_GAP_TO_BAR + _BAR) * c
     for d in DIRECTIONS:
-        bgr = RED_BGR if d in red else BLACK_BGR
+        bgr = RED_BGR if d & red else BLACK_BGR
         if d == N:
             shapes.append(Rect(gx, gy - far, gx + g, gy - near, bgr))
         elif d == S:
@@ -239,19 +297,19 @@ def board_shapes(layout: BoardLayout, red_sides: str = "WE") -> list[Shape]:
     return shapes
 
 
-def tile_shapes(colour: Colour, piece: Piece) -> list[Rect | Disc]:
+def tile_shapes(colour: Colour, piece: Piece, tile: TileGeometry = TILE) -> list[Rect | Disc]:
     """A tile face as shapes in units of the tile edge (0..1), painted in order."""
     background = RED_BGR if colour is Colour.RED else BLACK_BGR
     shapes: list[Rect | Disc] = [Rect(0.0, 0.0, 1.0, 1.0, background)]
-    lo, hi = 0.5 - WAVE_WIDTH / 2, 0.5 + WAVE_WIDTH / 2
+    lo, hi = 0.5 - tile.wave_half, 0.5 + tile.wave_half
     arms = {N: Rect(lo, 0.0, hi, 0.5, WAVE_BGR), E: Rect(0.5, lo, 1.0, hi, WAVE_BGR),
             S: Rect(lo, 0.5, hi, 1.0, WAVE_BGR), W: Rect(0.0, lo, 0.5, hi, WAVE_BGR)}
     shapes.extend(arms[d] for d in DIRECTIONS if piece.has(d))
-    shapes.append(Disc(0.5, 0.5, HUB_DIAMETER / 2, WAVE_BGR))
+    shapes.append(Disc(0.5, 0.5, tile.hub_radius, WAVE_BGR))
     if colour is Colour.RED:
-        for x in (DOT_INSET, 1 - DOT_INSET):
-            for y in (DOT_INSET, 1 - DOT_INSET):
-                shapes.append(Disc(x, y, DOT_DIAMETER / 2, WAVE_BGR))
+        for x in (tile.dot_inset, 1 - tile.dot_inset):
+            for y in (tile.dot_inset, 1 - tile.dot_inset):
+                shapes.append(Disc(x, y, tile.dot_radius, WAVE_BGR))
     return shapes
 
 
@@ -355,7 +413,7 @@ def _paint(image: np.ndarray, shapes: list, scale: float) -> None:
             _paint_label(image, shape, scale)
 
 
-def board_image(layout: BoardLayout, px_per_mm: float, red_sides: str = "WE") -> np.ndarray:
+def board_image(layout: BoardLayout, px_per_mm: float, red_sides: Sides = Sides.WE) -> np.ndarray:
     """The printed board as a BGR uint8 image of shape (round(h * ppm), round(w * ppm), 3)."""
     if not px_per_mm > 0:
         raise ValueError(f"px_per_mm must be positive, not {px_per_mm!r}")
@@ -366,10 +424,10 @@ def board_image(layout: BoardLayout, px_per_mm: float, red_sides: str = "WE") ->
     return image
 
 
-def tile_image(colour: Colour, piece: Piece, size_px: int) -> np.ndarray:
+def tile_image(colour: Colour, piece: Piece, size_px: int, tile: TileGeometry = TILE) -> np.ndarray:
     """The face of one tile (edge = ``tile_mm``) as a BGR uint8 image (size_px, size_px, 3)."""
     if size_px < 1:
         raise ValueError(f"size_px must be at least 1, not {size_px!r}")
     image = np.empty((size_px, size_px, 3), np.uint8)
-    _paint(image, tile_shapes(colour, piece), float(size_px))
+    _paint(image, tile_shapes(colour, piece, tile), float(size_px))
     return image

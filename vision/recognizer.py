@@ -105,7 +105,7 @@ class Recognizer:
         self.lens_size: tuple[int, int] | None = tuple(size) if self.finder.lens is not None and size else None
         #: Set when the lens model was dropped, saying why (for the display and the logs).
         self.lens_warning: str | None = None
-        self.reader = TileReader(self.finder.geometry, ColourModel.from_profile(values))
+        self.reader = TileReader(self.finder.geometry, ColourModel.from_profile(values), self.finder.layout.tile)
         self.pose_moved = False
         self.pose_reused = False
         self._seen: _Seen | None = None

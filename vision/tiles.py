@@ -33,14 +33,20 @@ import cv2
 import numpy as np
 
 from thoughtwave.engine.cells import CELLS, Cell
-from thoughtwave.engine.pieces import Colour, E, N, Piece, S, W
+from thoughtwave.engine.pieces import Colour, Piece
+from thoughtwave.vision.artwork import TILE, TileGeometry
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.reading import BoardReading, CellReading
-
-#: Tile edge as a share of the cell (the artwork contract).
-TILE_CELLS = 0.96
-#: Side of the resampled tile patch in samples.
-PATCH = 32
+from thoughtwave.vision.tileframe import (
+    ANGLE_EXTENT,
+    ANGLE_WEIGHT,
+    ARM_BITS,
+    PATCH,
+    RESIDUAL_INDEX,
+    TileSampling,
+    frame_coords,
+    sampling,
+)
 
 
 @dataclass(frozen=True)
@@ -118,102 +124,25 @@ class TileReadout:
         return BoardReading(True, self.cells(), occluded=bool(occluded), occluded_cells=occluded, ms=ms)
 
 
-# -- the tile's own frame ------------------------------------------------------------------------
-
-def _frame_coords(n: int = PATCH) -> tuple[np.ndarray, np.ndarray]:
-    """Sample positions (u, v) in tile edges, u east, v south, centre 0, edges at +-0.5."""
-    t = (np.arange(n, dtype=np.float32) + 0.5) / n - 0.5
-    return np.meshgrid(t, t)
-
-
-def _region_masks() -> dict[str, np.ndarray]:
-    """Boolean (PATCH, PATCH) masks of the regions a reading is made from."""
-    u, v = _frame_coords()
-    r = np.hypot(u, v)
-    au, av = np.abs(u), np.abs(v)
-    masks = {
-        "hub": r < 0.16,
-        # Between the hub (radius 0.22) and the edge (0.48), narrower than the band (+-0.15) so that a
-        # few degrees or pixels of error still sample inside it; inner and outer halves separately, so
-        # that a wave cut short (a neighbour's tile over it, a shadow) is seen as doubt, not as blank.
-        "arm_n_in": (au < 0.07) & (v > -0.35) & (v < -0.26),
-        "arm_e_in": (av < 0.07) & (u > 0.26) & (u < 0.35),
-        "arm_s_in": (au < 0.07) & (v > 0.26) & (v < 0.35),
-        "arm_w_in": (av < 0.07) & (u > -0.35) & (u < -0.26),
-        "arm_n_out": (au < 0.07) & (v > -0.44) & (v < -0.35),
-        "arm_e_out": (av < 0.07) & (u > 0.35) & (u < 0.44),
-        "arm_s_out": (au < 0.07) & (v > 0.35) & (v < 0.44),
-        "arm_w_out": (av < 0.07) & (u > -0.44) & (u < -0.35),
-        # Always body: off the bands, out of the hub, short of the corner dots.
-        "body": (au > 0.19) & (au < 0.27) & (av > 0.19) & (av < 0.27),
-    }
-    # Each corner dot against the ring of body around it: a local contrast, so light falling off
-    # across the tile or blur from the bands does not matter.
-    for name, (su, sv) in {"nw": (-1, -1), "ne": (1, -1), "se": (1, 1), "sw": (-1, 1)}.items():
-        d = np.hypot(u - su * 0.33, v - sv * 0.33)
-        masks[f"dot_{name}"] = d < 0.05
-        masks[f"ring_{name}"] = (d > 0.075) & (d < 0.1)
-    return masks
-
-
-_MASKS = _region_masks()
-_REGIONS = list(_MASKS)
-#: Every region's sample indices, one after another, and where each region starts: one gather and one
-#: ``np.add.reduceat`` give every region's mean for all 100 cells.
-_REGION_INDEX = np.concatenate([np.flatnonzero(m.ravel()) for m in _MASKS.values()])
-_REGION_START = np.cumsum([0] + [int(m.sum()) for m in _MASKS.values()])[:-1]
-_REGION_SIZE = np.array([m.sum() for m in _MASKS.values()], np.float32)
-_ARM_BITS = (N, E, S, W)
-
-
-def _ideal_pictures() -> np.ndarray:
-    """(16, 2, PATCH, PATCH) cream maps of every arms mask (0 unused) and colour (0 black, 1 red)."""
-    over = 4  # supersampled, so edges are partial like in a camera image
-    u, v = _frame_coords(PATCH * over)
-    hub = np.hypot(u, v) < 0.22
-    bands = {N: (np.abs(u) < 0.15) & (v < 0), E: (np.abs(v) < 0.15) & (u > 0),
-             S: (np.abs(u) < 0.15) & (v > 0), W: (np.abs(v) < 0.15) & (u < 0)}
-    dots = np.zeros_like(hub)
-    for su in (-1, 1):
-        for sv in (-1, 1):
-            dots |= np.hypot(u - su * 0.33, v - sv * 0.33) < 0.06
-    out = np.zeros((16, 2, PATCH, PATCH), np.float32)
-    for arms in range(1, 16):
-        cream = hub.copy()
-        for bit, band in bands.items():
-            if arms & bit:
-                cream |= band
-        for red in (0, 1):
-            pic = (cream | dots) if red else cream
-            out[arms, red] = pic.reshape(PATCH, over, PATCH, over).mean(axis=(1, 3))
-    return out
-
-
-_IDEAL = _ideal_pictures()
-_u, _v = _frame_coords()
-#: The residual is judged inside the tile, away from its rim where a pixel of pose error or a
-#: neighbour's edge would dominate.
-_RESIDUAL_INDEX = np.flatnonzero(((np.abs(_u) < 0.42) & (np.abs(_v) < 0.42)).ravel())
-#: Edge directions are taken within the tile's outline (the upright patch is 1.1 tiles wide), so a
-#: neighbour's edges barely count.
-_ANGLE_WEIGHT = (np.hypot(_u, _v)[1:-1, 1:-1] * 1.1 < 0.56).astype(np.float32)
-
-
 # -- the reader ----------------------------------------------------------------------------------
 
 class TileReader:
     """Reads every cell of a canonical grid image (see ``vision.finder.GridGeometry``).
 
-    After ``read``, ``measures`` holds the per-cell numbers the decisions were made on (arm and dot
-    levels, body redness, residual, ...; arrays indexed by ``Cell.index``), for calibration and diagnosis.
+    ``tile`` is the artwork's tile geometry (``BoardLayout.tile``): where the reader samples each tile,
+    ``sampling``, follows from it. After ``read``, ``measures`` holds the per-cell numbers the decisions
+    were made on (arm and dot levels, body redness, residual, ...; arrays indexed by ``Cell.index``), for
+    calibration and diagnosis.
     """
 
-    def __init__(self, geometry: GridGeometry | None = None, model: ColourModel | None = None) -> None:
+    def __init__(self, geometry: GridGeometry | None = None, model: ColourModel | None = None,
+                 tile: TileGeometry = TILE) -> None:
         self.geometry = geometry or GridGeometry()
         self.model = model or ColourModel()
+        self.sampling: TileSampling = sampling(tile)
         self.measures: dict[str, np.ndarray] = {}
         p = self.geometry.px_per_cell
-        self.tile_px = TILE_CELLS * p
+        self.tile_px = tile.size * p
         # A finger is most of a cell wide; the blurred rim of a wave is a few pixels.
         k = int(round(0.3 * p)) | 1
         self._open_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
@@ -305,9 +234,9 @@ class TileReader:
     # Step 3 --------------------------------------------------------------------------------------
     def _hub_response(self, cream: np.ndarray) -> np.ndarray:
         t = self.tile_px
-        k_hub = int(round(0.32 * t)) | 1
-        k_patch = int(round(0.10 * t)) | 1
-        d = int(round(0.23 * t))
+        k_hub = int(round(self.sampling.hub_kernel * t)) | 1
+        k_patch = int(round(self.sampling.body_patch * t)) | 1
+        d = int(round(self.sampling.body_offset * t))
         hub = cv2.blur(cream, (k_hub, k_hub))
         patch = cv2.copyMakeBorder(cv2.blur(cream, (k_patch, k_patch)), d, d, d, d, cv2.BORDER_REPLICATE)
         h, w = cream.shape
@@ -350,22 +279,22 @@ class TileReader:
         # the second, small correction is nearly exact.
         angle = np.zeros(100, np.float32)
         for _ in range(2):
-            patch = self._patches(cream, cx, cy, angle, extent=1.1)[..., 0]
+            patch = self._patches(cream, cx, cy, angle, extent=ANGLE_EXTENT)[..., 0]
             gx = patch[:, 1:-1, 2:] - patch[:, 1:-1, :-2]
             gy = patch[:, 2:, 1:-1] - patch[:, :-2, 1:-1]
             # (gx + i gy)^4 / |g|^2: edges at 90 degrees to each other add up, weighted by strength.
             a = gx * gx - gy * gy
             b = 2 * gx * gy
             mag = gx * gx + gy * gy + 1e-6
-            re = ((a * a - b * b) / mag * _ANGLE_WEIGHT).sum(axis=(1, 2))
-            im = ((2 * a * b) / mag * _ANGLE_WEIGHT).sum(axis=(1, 2))
+            re = ((a * a - b * b) / mag * ANGLE_WEIGHT).sum(axis=(1, 2))
+            im = ((2 * a * b) / mag * ANGLE_WEIGHT).sum(axis=(1, 2))
             angle = angle + (np.arctan2(im, re) / 4).astype(np.float32)
         return angle
 
     def _patches(self, image: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.ndarray,
                  extent: float = 1.0) -> np.ndarray:
         """(100, PATCH, PATCH, ch) samples of ``image`` in each tile's own frame, ``extent`` tiles wide."""
-        u, v = _frame_coords()
+        u, v = frame_coords()
         u, v = u * (self.tile_px * extent), v * (self.tile_px * extent)
         cos, sin = np.cos(angle).reshape(100, 1, 1), np.sin(angle).reshape(100, 1, 1)
         map_x = cx.reshape(100, 1, 1) + u * cos - v * sin
@@ -422,9 +351,9 @@ class TileReader:
         # Cream and redness travel together through one remap.
         patches = self._patches(np.dstack([cream, redness]), cx, cy, angle)
         flat = patches.reshape(100, PATCH * PATCH, 2)
-        means = _region_means(flat[..., 0])                         # (100, regions) cream levels
-        red_means = _region_means(flat[..., 1])
-        col = {name: k for k, name in enumerate(_REGIONS)}
+        means = self.sampling.region_means(flat[..., 0])            # (100, regions) cream levels
+        red_means = self.sampling.region_means(flat[..., 1])
+        col = {name: k for k, name in enumerate(self.sampling.regions)}
 
         body_level = means[:, col["body"]]
         hub_level = means[:, col["hub"]]
@@ -438,7 +367,7 @@ class TileReader:
         # Blur leaves a small dot a fraction of its contrast; the mean of four is steadier than any one.
         dots = dot_levels.mean(axis=1)
         has_arm = arm_levels > 0.5
-        arms = (has_arm[:, 0] * np.array(_ARM_BITS)).sum(axis=1)
+        arms = (has_arm[:, 0] * np.array(ARM_BITS)).sum(axis=1)
         # Inner and outer halves must agree, and every half must be clearly wave or clearly blank.
         arms_agree = (has_arm[:, 0] == has_arm[:, 1]).all(axis=1)
         arm_margin = np.where(arms_agree, np.abs(arm_levels - 0.5).min(axis=(1, 2)) * 2, 0.0)
@@ -458,8 +387,8 @@ class TileReader:
 
         # The patch must look like the ideal picture of what was read.
         scaled = np.clip((flat[..., 0] - body_level[:, None]) / scale, 0, 1)
-        ideal = _IDEAL[arms, red.astype(int)].reshape(100, -1)
-        residual = np.abs(scaled - ideal)[:, _RESIDUAL_INDEX].mean(axis=1)
+        ideal = self.sampling.ideal[arms, red.astype(int)].reshape(100, -1)
+        residual = np.abs(scaled - ideal)[:, RESIDUAL_INDEX].mean(axis=1)
 
         occluded = (cell_other > mdl.other_max).ravel()
         occupied = middle_body > mdl.occupied_min
@@ -490,12 +419,6 @@ class TileReader:
         return TileReadout(state.reshape(10, 10), arms.reshape(10, 10), red.reshape(10, 10),
                            confidence.reshape(10, 10).astype(np.float32), occluded.reshape(10, 10),
                            np.stack([cx, cy], axis=-1), angle, why, self.paper_white)
-
-
-def _region_means(samples: np.ndarray) -> np.ndarray:
-    """(100, regions) means of (100, PATCH*PATCH) samples over each region of ``_MASKS``."""
-    # A gather and a segmented sum: no BLAS, whose threads cost more to wake than these sums take.
-    return np.add.reduceat(samples[:, _REGION_INDEX], _REGION_START, axis=1) / _REGION_SIZE
 
 
 def _why(i: int, occluded: np.ndarray, occupied: np.ndarray, contrast: np.ndarray, mdl: ColourModel,

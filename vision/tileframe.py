@@ -1,0 +1,161 @@
+"""Where the tile reader looks inside a tile: sample regions and ideal pictures in the tile's own frame.
+
+A tile is read from a (``PATCH``, ``PATCH``) patch resampled in its own frame: u east, v south, in tile
+edges, centre 0, edges at +-0.5. Every region here is placed from the artwork's ``TileGeometry`` (the
+band, hub and dots the printer draws), pulled in by a margin so that a few degrees or pixels of pose
+error still sample inside the part it stands for. ``sampling(tile)`` gives them for one geometry.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from thoughtwave.engine.pieces import E, N, S, W
+from thoughtwave.vision.artwork import TILE, TileGeometry
+
+#: Side of the resampled tile patch in samples.
+PATCH = 32
+#: The arms' bits in the order of the region names' n, e, s, w.
+ARM_BITS = (N, E, S, W)
+
+# Margins (tile edges) between a sample region and the edge of the part of the artwork it samples.
+#: The hub is sampled this far inside its rim.
+HUB_INSET = 0.06
+#: An arm is sampled across this much less than half the band's width each side of its centre line...
+ARM_INSET = 0.08
+#: ... from this far outside the hub ...
+ARM_CLEAR_OF_HUB = 0.04
+#: ... to this far short of the tile's edge.
+ARM_CLEAR_OF_EDGE = 0.06
+#: The body sample starts this far off the bands (it ends where the corner dots begin).
+BODY_CLEAR_OF_BAND = 0.04
+#: A corner dot is sampled this far inside its rim, against a ring of body from ``DOT_RING[0]`` to
+#: ``DOT_RING[1]`` outside its rim.
+DOT_INSET = 0.01
+DOT_RING = (0.015, 0.04)
+#: Side of the body patches of the hub template, in tile edges.
+BODY_PATCH = 0.10
+#: The residual is judged inside the tile, away from its rim where a pixel of pose error or a
+#: neighbour's edge would dominate.
+RESIDUAL_HALF = 0.42
+#: Edge directions are taken within the tile's outline (half a diagonal, a little more) in a patch
+#: ``ANGLE_EXTENT`` tiles wide, so a neighbour's edges barely count.
+ANGLE_EXTENT = 1.1
+ANGLE_RADIUS = 0.56
+
+
+def frame_coords(n: int = PATCH) -> tuple[np.ndarray, np.ndarray]:
+    """Sample positions (u, v) in tile edges, u east, v south, centre 0, edges at +-0.5."""
+    t = (np.arange(n, dtype=np.float32) + 0.5) / n - 0.5
+    return np.meshgrid(t, t)
+
+
+def _body_span(tile: TileGeometry) -> tuple[float, float]:
+    """Where the body is sampled along each axis (either side): off the bands, short of the dots."""
+    return tile.wave_half + BODY_CLEAR_OF_BAND, tile.dot_offset - tile.dot_radius
+
+
+def region_masks(tile: TileGeometry = TILE) -> dict[str, np.ndarray]:
+    """Boolean (PATCH, PATCH) masks of the regions a reading is made from (ValueError if one is empty)."""
+    u, v = frame_coords()
+    r = np.hypot(u, v)
+    au, av = np.abs(u), np.abs(v)
+    across = tile.wave_half - ARM_INSET
+    start = tile.hub_radius + ARM_CLEAR_OF_HUB
+    end = 0.5 - ARM_CLEAR_OF_EDGE
+    mid = (start + end) / 2
+    body_lo, body_hi = _body_span(tile)
+    masks = {
+        "hub": r < tile.hub_radius - HUB_INSET,
+        # Between the hub and the edge, narrower than the band; inner and outer halves separately, so
+        # that a wave cut short (a neighbour's tile over it, a shadow) is seen as doubt, not as blank.
+        "arm_n_in": (au < across) & (v > -mid) & (v < -start),
+        "arm_e_in": (av < across) & (u > start) & (u < mid),
+        "arm_s_in": (au < across) & (v > start) & (v < mid),
+        "arm_w_in": (av < across) & (u > -mid) & (u < -start),
+        "arm_n_out": (au < across) & (v > -end) & (v < -mid),
+        "arm_e_out": (av < across) & (u > mid) & (u < end),
+        "arm_s_out": (au < across) & (v > mid) & (v < end),
+        "arm_w_out": (av < across) & (u > -end) & (u < -mid),
+        # Always body: off the bands, out of the hub, short of the corner dots.
+        "body": (au > body_lo) & (au < body_hi) & (av > body_lo) & (av < body_hi),
+    }
+    # Each corner dot against the ring of body around it: a local contrast, so light falling off
+    # across the tile or blur from the bands does not matter.
+    d0 = tile.dot_offset
+    for name, (su, sv) in {"nw": (-1, -1), "ne": (1, -1), "se": (1, 1), "sw": (-1, 1)}.items():
+        d = np.hypot(u - su * d0, v - sv * d0)
+        masks[f"dot_{name}"] = d < tile.dot_radius - DOT_INSET
+        masks[f"ring_{name}"] = (d > tile.dot_radius + DOT_RING[0]) & (d < tile.dot_radius + DOT_RING[1])
+    empty = [name for name, mask in masks.items() if not mask.any()]
+    if empty:
+        raise ValueError(f"the tile geometry leaves no room to sample {', '.join(empty)}: {tile}")
+    return masks
+
+
+def ideal_pictures(tile: TileGeometry = TILE) -> np.ndarray:
+    """(16, 2, PATCH, PATCH) cream maps of every arms mask (0 unused) and colour (0 black, 1 red)."""
+    over = 4  # supersampled, so edges are partial like in a camera image
+    u, v = frame_coords(PATCH * over)
+    hub = np.hypot(u, v) < tile.hub_radius
+    w = tile.wave_half
+    bands = {N: (np.abs(u) < w) & (v < 0), E: (np.abs(v) < w) & (u > 0),
+             S: (np.abs(u) < w) & (v > 0), W: (np.abs(v) < w) & (u < 0)}
+    dots = np.zeros_like(hub)
+    for su in (-1, 1):
+        for sv in (-1, 1):
+            dots |= np.hypot(u - su * tile.dot_offset, v - sv * tile.dot_offset) < tile.dot_radius
+    out = np.zeros((16, 2, PATCH, PATCH), np.float32)
+    for arms in range(1, 16):
+        cream = hub.copy()
+        for bit, band in bands.items():
+            if arms & bit:
+                cream |= band
+        for red in (0, 1):
+            pic = (cream | dots) if red else cream
+            out[arms, red] = pic.reshape(PATCH, over, PATCH, over).mean(axis=(1, 3))
+    return out
+
+
+class TileSampling:
+    """Everything the reader samples a tile with, for one ``TileGeometry``.
+
+    ``masks`` are the named regions (``regions`` their names in order); ``ideal`` the pictures a patch is
+    compared with; ``hub_kernel``, ``body_patch`` and ``body_offset`` size the hub template (tile edges):
+    a box over the hub against four body patches on the diagonals.
+    """
+
+    def __init__(self, tile: TileGeometry = TILE) -> None:
+        self.tile = tile
+        self.masks = region_masks(tile)
+        self.regions = list(self.masks)
+        self.ideal = ideal_pictures(tile)
+        self.hub_kernel = 2 * (tile.hub_radius - HUB_INSET)
+        self.body_patch = BODY_PATCH
+        self.body_offset = sum(_body_span(tile)) / 2
+        # Every region's sample indices, one after another, and where each region starts: one gather
+        # and one ``np.add.reduceat`` give every region's mean for all cells.
+        masks = list(self.masks.values())
+        self._index = np.concatenate([np.flatnonzero(m.ravel()) for m in masks])
+        self._start = np.cumsum([0] + [int(m.sum()) for m in masks])[:-1]
+        self._size = np.array([m.sum() for m in masks], np.float32)
+
+    def region_means(self, samples: np.ndarray) -> np.ndarray:
+        """(cells, regions) means of (cells, PATCH*PATCH) samples over each region of ``masks``."""
+        # A gather and a segmented sum: no BLAS, whose threads cost more to wake than these sums take.
+        return np.add.reduceat(samples[:, self._index], self._start, axis=1) / self._size
+
+
+@lru_cache(maxsize=8)
+def sampling(tile: TileGeometry = TILE) -> TileSampling:
+    """The ``TileSampling`` of ``tile`` (cached: it never changes)."""
+    return TileSampling(tile)
+
+
+_u, _v = frame_coords()
+#: Patch samples the residual is judged on.
+RESIDUAL_INDEX = np.flatnonzero(((np.abs(_u) < RESIDUAL_HALF) & (np.abs(_v) < RESIDUAL_HALF)).ravel())
+#: Weights of the gradient samples (the patch less its rim) the angle is measured from.
+ANGLE_WEIGHT = (np.hypot(_u, _v)[1:-1, 1:-1] * ANGLE_EXTENT < ANGLE_RADIUS).astype(np.float32)
