@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a ch
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from thoughtwave.vision.synth import LEVELS, GroundTruth, Scene, render  # noqa: E402
+from thoughtwave.synth import LEVELS, GroundTruth, Scene, render  # noqa: E402
 
 #: Frame seeds are spaced by a prime so that data sets of different seeds never share a frame.
 SEED_STRIDE = 1_000_003

@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from thoughtwave.vision.demo import Lay, Timeline  # noqa: E402
+from thoughtwave.synth.demo import Lay, Timeline  # noqa: E402
 
 
 class SseClient(threading.Thread):
@@ -115,7 +115,7 @@ def start_in_process(state_dir: Path, fps: float, resolution: str = "1280x960"):
     from waitress import create_server
 
     from thoughtwave.engine import CELLS, Rules
-    from thoughtwave.vision.demo import DemoCamera
+    from thoughtwave.synth.demo import DemoCamera
     from thoughtwave.vision.reading import BoardReading, CellReading
     from thoughtwave.vision.watch import Watcher
     from thoughtwave.webui.app import create_app, load_secret_key

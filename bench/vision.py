@@ -3,7 +3,7 @@ or read wrong, how long a frame takes on one core, and the memory of ``thoughtwa
 
     .venv/bin/python bench/vision.py [--frames N] [--seed S]
 
-The frames are a held-out synthetic set: ``vision.synth`` scenes drawn from seeds ``S, S+1, ...`` at each
+The frames are a held-out synthetic set: ``thoughtwave.synth`` scenes drawn from seeds ``S, S+1, ...`` at each
 disturbance level (every disturbance the renderer has, scaled by the level; a hand when the seed says
 so). The reader and finder were tuned on seeds 1-61, 100-160, 200-229, 300-330 and 5000-5005, and the
 finder and reader were fixed after looking at failures among 900000-900039 and 700000-700039 (earlier
@@ -33,10 +33,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from thoughtwave.engine.cells import CELLS  # noqa: E402
+from thoughtwave.synth import Scene, render  # noqa: E402
 from thoughtwave.vision.artwork import ARUCO_DICTIONARY  # noqa: E402
 from thoughtwave.vision.reading import CellState  # noqa: E402
 from thoughtwave.vision.recognizer import Recognizer  # noqa: E402
-from thoughtwave.vision.synth import Scene, render  # noqa: E402
 
 LEVELS = ("clean", "mild", "medium", "hard")
 DEFAULT_SEED = 600_000

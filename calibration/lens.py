@@ -18,15 +18,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from thoughtwave.calibration.profile import CheckResult
-
-if TYPE_CHECKING:
-    from thoughtwave.vision.printkit import SheetArt
+from thoughtwave.vision.artwork import SheetArt
 
 #: The sheet: 8 x 6 chessboard squares of 30 mm (240 x 180 mm, on A4 or Letter landscape with margins),
 #: 22 mm markers from a dictionary the game board does not use.
@@ -111,8 +108,6 @@ def sheet_black_mm() -> np.ndarray:
 
 def sheet_art() -> SheetArt:
     """The lens sheet as print-kit draws it (a PDF page at exact size, and ``charuco.png``)."""
-    from thoughtwave.vision.printkit import SheetArt  # reportlab comes with it: only print-kit and tests need the art
-
     w, h = sheet_size_mm()
     return SheetArt(
         name="charuco",

@@ -15,8 +15,8 @@ from serving import serving
 from thoughtwave.calibration.checks import BLACK_SAMPLE, RED_SAMPLE
 from thoughtwave.calibration.profile import FILE_NAME, load_profile
 from thoughtwave.engine import Colour, Piece, Rules
+from thoughtwave.synth import Printing, Scene, TileLay, cast_gains, render
 from thoughtwave.vision.sources import Frame
-from thoughtwave.vision.synth import Printing, Scene, TileLay, cast_gains, render
 from thoughtwave.vision.tiles import ColourModel
 from thoughtwave.vision.watch import Watcher
 from thoughtwave.webui.app import create_app, load_secret_key

@@ -12,8 +12,8 @@ from thoughtwave.calibration.calibrate import calibrate_image
 from thoughtwave.calibration.checks import BLACK_SAMPLE, RED_SAMPLE
 from thoughtwave.calibration.profile import ProfileError, load_profile, load_reader_profile, save_profile
 from thoughtwave.engine import Cell, Colour, Piece
+from thoughtwave.synth import Optics, Printing, Scene, TileLay, cast_gains, random_position, render
 from thoughtwave.vision.finder import BoardFinder
-from thoughtwave.vision.synth import Optics, Printing, Scene, TileLay, cast_gains, random_position, render
 from thoughtwave.vision.tiles import ColourModel, TileReader
 from thoughtwave.webui.cli import main
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import thoughtwave.vision.demo as demo
+from thoughtwave.cameras import open_camera
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.pieces import Colour
 from thoughtwave.engine.referee import Referee
-from thoughtwave.vision.demo import (
+from thoughtwave.synth.demo import (
     DEMO_EXPECTED,
     DEMO_SCRIPT,
     DEMO_WINNER,
+    SETTLE_SECONDS,
     DemoCamera,
     Lay,
     Rest,
@@ -20,7 +21,7 @@ from thoughtwave.vision.demo import (
     Timeline,
     script_frames,
 )
-from thoughtwave.vision.sources import FrameSource, open_source
+from thoughtwave.vision.sources import FrameSource
 
 TINY = (192, 144)
 SHORT = (Lay.parse("red ew@E5"), Lay.parse("black ns@E6"), TakeOff(Colour.BLACK, Cell.parse("E6")))
@@ -64,7 +65,7 @@ def test_timeline_tiles_change_only_under_a_hand_and_end_as_the_referee_ends() -
         if visit.change is not None:
             assert visit.arrive <= visit.change <= visit.depart
             assert timeline.at(visit.change).visit == visit
-        quiet = visit.end + 0.5 * demo.SETTLE_SECONDS
+        quiet = visit.end + 0.5 * SETTLE_SECONDS
         assert timeline.at(quiet).visit is None, "the board is left alone between actions"
     referee = Referee()
     for action in DEMO_SCRIPT:
@@ -136,7 +137,7 @@ def test_same_seed_same_film() -> None:
     assert not np.array_equal(fa.image, fc.image)
 
 
-def test_realtime_paces_reads_to_the_frame_rate(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_realtime_paces_reads_to_the_frame_rate() -> None:
     clock = {"now": 100.0}
     slept: list[float] = []
 
@@ -144,9 +145,8 @@ def test_realtime_paces_reads_to_the_frame_rate(monkeypatch: pytest.MonkeyPatch)
         slept.append(seconds)
         clock["now"] += seconds
 
-    monkeypatch.setattr(demo.time, "monotonic", lambda: clock["now"])
-    monkeypatch.setattr(demo.time, "sleep", sleep)
-    camera = DemoCamera(fps=4.0, realtime=True, script=SHORT, resolution=TINY)
+    camera = DemoCamera(fps=4.0, realtime=True, script=SHORT, resolution=TINY, clock=lambda: clock["now"],
+                        sleep=sleep)
     camera.read()
     assert slept == []
     clock["now"] += 0.05            # rendering took 50 ms: wait out the rest of the quarter second
@@ -158,10 +158,10 @@ def test_realtime_paces_reads_to_the_frame_rate(monkeypatch: pytest.MonkeyPatch)
     assert frame.index == 3 and frame.t == pytest.approx(0.75)
 
 
-def test_it_is_a_frame_source_and_open_source_finds_it() -> None:
+def test_it_is_a_frame_source_and_open_camera_finds_it() -> None:
     camera = DemoCamera(fps=3.0, realtime=False, resolution=TINY)
     assert isinstance(camera, FrameSource) and camera.fps == 3.0
-    opened = open_source("demo", fps=4.0, resolution=TINY)
+    opened = open_camera(" Demo ", fps=4.0, resolution=TINY)
     assert isinstance(opened, DemoCamera) and opened.fps == 4.0 and opened.resolution == TINY
     opened.close()
 

@@ -6,9 +6,9 @@ import cv2
 import numpy as np
 import pytest
 
+from thoughtwave.synth import Camera, Scene, render
 from thoughtwave.vision.artwork import BoardLayout
 from thoughtwave.vision.finder import BoardFinder
-from thoughtwave.vision.synth import Camera, Scene, render
 
 LAYOUT = BoardLayout()
 

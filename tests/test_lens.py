@@ -29,11 +29,11 @@ from thoughtwave.calibration.lens import (
 )
 from thoughtwave.calibration.profile import load_profile
 from thoughtwave.engine import Cell
+from thoughtwave.kit import PAPER_MM, SHEET_QUIET_MM, sheet_image
+from thoughtwave.synth import Camera, Scene, TileLay, random_position, render, undistorted
 from thoughtwave.vision.artwork import BoardLayout, board_image
 from thoughtwave.vision.finder import BoardFinder
-from thoughtwave.vision.printkit import PAPER_MM, SHEET_QUIET_MM, sheet_image
 from thoughtwave.vision.recognizer import lens_of
-from thoughtwave.vision.synth import Camera, Scene, TileLay, random_position, render, undistorted
 from thoughtwave.vision.tiles import TileReader
 from thoughtwave.webui.cli import main
 

@@ -10,8 +10,7 @@ from pdfpages import pdf_pages
 from PIL import Image
 
 from thoughtwave.engine.pieces import ALL_PIECES, KINDS, START_INVENTORY, Colour
-from thoughtwave.vision.artwork import ARUCO_DICTIONARY, PAPER_BGR, BoardLayout
-from thoughtwave.vision.printkit import (
+from thoughtwave.kit import (
     GLUE_MM,
     PAPER_MM,
     PRINT_MARGIN_MM,
@@ -20,6 +19,7 @@ from thoughtwave.vision.printkit import (
     tile_set,
     write_pdf,
 )
+from thoughtwave.vision.artwork import ARUCO_DICTIONARY, PAPER_BGR, BoardLayout
 from thoughtwave.webui.cli import main
 
 PT = 72 / 25.4  # points per mm

@@ -7,9 +7,9 @@ import cv2
 import numpy as np
 import pytest
 
+from thoughtwave.synth import Camera, Scene, render
 from thoughtwave.vision.reading import CellState
 from thoughtwave.vision.recognizer import Recognizer
-from thoughtwave.vision.synth import Camera, Scene, render
 from thoughtwave.webui.cli import main
 
 

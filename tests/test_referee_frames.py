@@ -163,7 +163,7 @@ def test_moves_and_frames_are_exclusive(tmp_path, capsys):
 # ---- the whole pipeline: the demo camera's scripted game, rendered to a directory, refereed from pixels ----
 @pytest.mark.slow
 def test_the_demo_game_filmed_and_refereed_from_frames_gives_the_scripted_verdicts(tmp_path, capsys):
-    from thoughtwave.vision.demo import DEMO_EXPECTED, DEMO_WINNER, DemoCamera
+    from thoughtwave.synth.demo import DEMO_EXPECTED, DEMO_WINNER, DemoCamera
 
     fps = 4
     camera = DemoCamera(fps=fps, seed=0, loop=False, realtime=False, resolution=(480, 360))

@@ -7,6 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
+from thoughtwave.cameras import open_camera
 from thoughtwave.vision.sources import (
     PI_INSTALL_HINT,
     CameraError,
@@ -14,6 +15,7 @@ from thoughtwave.vision.sources import (
     FrameSource,
     ImageDirSource,
     PiSource,
+    UnknownSpecError,
     VideoSource,
     open_source,
 )
@@ -160,8 +162,26 @@ def test_open_source_refuses_a_spec_it_does_not_know(spec):
         open_source(spec)
 
 
+def test_the_reader_s_sources_do_not_know_the_demo_camera():
+    with pytest.raises(UnknownSpecError, match="use pi, usb:N, file:PATH or dir:PATH$"):
+        open_source("demo")
+
+
+@pytest.mark.parametrize("spec", ["webcam", "demo:7", "file:"])
+def test_open_camera_names_every_form_it_opens_when_refusing_a_spec(spec):
+    with pytest.raises(CameraError, match=r"is not a camera: use pi, usb:N, file:PATH, dir:PATH or demo$"):
+        open_camera(spec)
+
+
+def test_open_camera_opens_real_sources_as_open_source_does(tmp_path):
+    cv2.imwrite(str(tmp_path / "a.png"), _image(7))
+    source = open_camera(f"dir:{tmp_path}", fps=2)
+    assert isinstance(source, ImageDirSource) and source.fps == 2
+    source.close()
+
+
 def test_demo_spec_opens_the_demo_camera_at_the_asked_rate_and_size():
-    source = open_source("demo", fps=4, resolution=(320, 240))
+    source = open_camera("demo", fps=4, resolution=(320, 240))
     assert isinstance(source, FrameSource) and source.fps == 4
     frame = source.read()
     assert frame.index == 0 and frame.t == 0.0 and frame.image.shape == (240, 320, 3)

@@ -192,7 +192,7 @@ def _rendered_signatures(seed: int = 3):
 
     import cv2
 
-    from thoughtwave.vision.synth import Scene, render
+    from thoughtwave.synth import Scene, render
 
     scene = Scene.random(seed, level="medium", hand=False, resolution=(320, 240))
     layout = scene.layout

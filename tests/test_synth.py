@@ -12,8 +12,7 @@ import pytest
 
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.pieces import OPPOSITE, START_INVENTORY, Colour, Piece
-from thoughtwave.vision.artwork import ARUCO_DICTIONARY
-from thoughtwave.vision.synth import (
+from thoughtwave.synth import (
     MAX_TILES,
     Camera,
     Glare,
@@ -26,6 +25,7 @@ from thoughtwave.vision.synth import (
     random_position,
     render,
 )
+from thoughtwave.vision.artwork import ARUCO_DICTIONARY
 
 SMALL = (640, 480)
 C7 = Cell.parse("C7")
@@ -180,7 +180,7 @@ def test_clean_level_has_no_disturbance_and_hard_has_some() -> None:
     assert hard.tiles == clean_scene_.tiles, "one seed, one board, whatever the level"
     for seed in range(8):
         calm, rough = Scene.random(seed, level="clean", hand=True), Scene.random(seed, level="hard", hand=True)
-        assert (calm.hand, calm.table, calm.camera.height_mm) == (rough.hand, rough.table, rough.camera.height_mm)
+        assert (calm.hand, calm.desk, calm.camera.height_mm) == (rough.hand, rough.desk, rough.camera.height_mm)
     assert hard.sensor.jpeg_quality is not None and hard.sensor.shot > 0
     assert level_amount("medium") == 0.65 and level_amount(3) == 1.0
     with pytest.raises(ValueError):

@@ -8,10 +8,10 @@ import pytest
 
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import Colour, Piece
+from thoughtwave.synth import Scene, TileLay, render
 from thoughtwave.vision.artwork import RED_BGR, WAVE_BGR, BoardLayout, board_image, tile_image
 from thoughtwave.vision.finder import BoardFinder
 from thoughtwave.vision.reading import CellState
-from thoughtwave.vision.synth import Scene, TileLay, render
 from thoughtwave.vision.tiles import ColourModel, TileReader
 
 LAYOUT = BoardLayout()

@@ -206,7 +206,7 @@ def test_a_bumped_board_is_found_again_and_play_goes_on_rendered():
     two frames (the board was knocked); the tile on it is not a new move, the next one is."""
     from dataclasses import replace
 
-    from thoughtwave.vision.synth import Scene, render
+    from thoughtwave.synth import Scene, render
 
     e5 = {Cell.parse("E5"): (Colour.RED, Piece.parse("ew"))}
     scene = Scene.random(11, tiles=e5, level="mild", hand=False, resolution=(480, 360))

@@ -34,6 +34,18 @@ class CameraError(Exception):
     """A source cannot be opened or has stopped giving frames; the message says what to do."""
 
 
+#: The spec forms ``open_source`` opens, as the user is told them.
+SPEC_FORMS: tuple[str, ...] = ("pi", "usb:N", "file:PATH", "dir:PATH")
+
+
+class UnknownSpecError(CameraError):
+    """``spec`` is none of ``forms`` (a caller that opens more kinds passes its own list)."""
+
+    def __init__(self, spec: str, forms: tuple[str, ...] = SPEC_FORMS) -> None:
+        self.spec = spec
+        super().__init__(f"{spec!r} is not a camera: use {', '.join(forms[:-1])} or {forms[-1]}")
+
+
 @dataclass(frozen=True)
 class Frame:
     """One picture: its position in the stream, its time in seconds from the start, the BGR image."""
@@ -225,10 +237,11 @@ def _parse_resolution(text: str) -> tuple[int, int]:
 
 
 def open_source(spec: str, fps: float | None = None, resolution: tuple[int, int] | None = None) -> FrameSource:
-    """The source a spec names: ``pi``, ``usb:N``, ``file:PATH``, ``dir:PATH`` or ``demo``.
+    """The source a spec names: ``pi``, ``usb:N``, ``file:PATH`` or ``dir:PATH`` (UnknownSpecError otherwise;
+    ``thoughtwave.cameras.open_camera`` also opens the demo camera).
 
     ``pi`` and ``usb:N`` take an optional ``@WIDTHxHEIGHT`` suffix (``usb:0@640x480``). ``fps`` sets
-    the frame rate of a directory (default 10), a video (default: the file's) and the demo camera.
+    the frame rate of a directory (default 10) and a video (default: the file's).
     """
     spec = spec.strip()
     if spec.lower().startswith(("pi", "usb")) and "@" in spec:
@@ -246,13 +259,4 @@ def open_source(spec: str, fps: float | None = None, resolution: tuple[int, int]
         return VideoSource(rest, fps)
     if kind == "dir" and rest:
         return ImageDirSource(rest, fps or 10.0)
-    if kind == "demo" and not rest:
-        from thoughtwave.vision.demo import DemoCamera
-
-        kwargs: dict = {}
-        if fps:
-            kwargs["fps"] = fps
-        if resolution:
-            kwargs["resolution"] = resolution
-        return DemoCamera(**kwargs)
-    raise CameraError(f"{spec!r} is not a camera: use pi, usb:N, file:PATH, dir:PATH or demo")
+    raise UnknownSpecError(spec)

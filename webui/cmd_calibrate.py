@@ -57,9 +57,9 @@ def _frames(args: argparse.Namespace) -> list:
         if image is None:
             raise UsageError(f"cannot read {args.image} as an image")
         return [image]
-    from thoughtwave.vision.sources import CameraError, open_source
+    from thoughtwave.cameras import CameraError, open_camera
     try:
-        source = open_source(args.camera)
+        source = open_camera(args.camera)
     except (CameraError, ValueError, OSError) as err:
         raise UsageError(f"cannot open camera {args.camera}: {err}") from None
     frames = []
@@ -81,12 +81,12 @@ def _frames(args: argparse.Namespace) -> list:
 def _lens_views(spec: str, seconds: float) -> list:
     """Frames of the lens sheet picked from a camera over ``seconds`` (by the frames' own clock)."""
     from thoughtwave.calibration.lens import ViewCollector
-    from thoughtwave.vision.sources import CameraError, open_source
+    from thoughtwave.cameras import CameraError, open_camera
 
     if not 0 < seconds <= 600:  # also refuses NaN
         raise UsageError(f"--lens-seconds {seconds:g} is outside 0..600")
     try:
-        source = open_source(spec)
+        source = open_camera(spec)
     except (CameraError, ValueError, OSError) as err:
         raise UsageError(f"cannot open camera {spec}: {err}") from None
     collector = ViewCollector()

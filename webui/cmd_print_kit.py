@@ -49,8 +49,8 @@ def run(args: argparse.Namespace) -> int:
     if args.png and Path(args.png).exists() and not Path(args.png).is_dir():
         raise UsageError(f"--png {args.png!r} is a file, not a folder")
 
+    from thoughtwave.kit import write_pdf, write_png_set
     from thoughtwave.vision.artwork import BoardLayout
-    from thoughtwave.vision.printkit import write_pdf, write_png_set
 
     layout = BoardLayout(args.cell_mm)
     sheets = ()

@@ -71,9 +71,9 @@ def _camera_parts(args: argparse.Namespace, config: Any, state_dir: Path) -> tup
         raise UsageError(f"the vision pipeline is not available: {err}") from None
 
     def open_camera() -> Any:
-        from thoughtwave.vision.sources import open_source
+        from thoughtwave import cameras
 
-        return open_source(spec, fps=config.camera.fps, resolution=resolution)
+        return cameras.open_camera(spec, fps=config.camera.fps, resolution=resolution)
 
     return open_camera, make_watcher
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -27,9 +27,11 @@ import numpy as np
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.moves import Move, parse_move_line
 from thoughtwave.engine.pieces import Colour, Piece
+from thoughtwave.synth.hands import SKIN_TONES, Hand
+from thoughtwave.synth.render import GroundTruth, render
+from thoughtwave.synth.scene import Scene, TileLay, fit_lays
 from thoughtwave.vision.artwork import BoardLayout
 from thoughtwave.vision.sources import Frame
-from thoughtwave.vision.synth import SKIN_TONES, GroundTruth, Hand, Scene, TileLay, fit_lays, render
 
 #: Seconds for each phase of a hand's visit, and the quiet spells around them.
 REACH_SECONDS = 0.9      # the hand comes in from the player's side to the cell
@@ -245,7 +247,7 @@ class DemoGame:
         along = np.array([math.cos(math.radians(angle)), math.sin(math.radians(angle))])
         cell = _target_cell(action)
         centre = np.asarray(self.layout.cell_center_mm(cell))
-        # Fingertips a little past the cell centre (as synth.hand_over), so the fingers cover the tile they hold.
+        # Fingertips a little past the cell centre (as hands.hand_over), so the fingers cover the tile they hold.
         reach = 0.8 if isinstance(action, Rest) else 0.35
         at_cell = centre - along * reach * self.layout.cell_mm
         # Out of the picture: well past the board's edge on the player's side.
@@ -273,12 +275,14 @@ class DemoCamera:
     ``realtime`` paces ``read()`` to the frame rate, skipping frames when rendering cannot keep up (False:
     every frame, as fast as they render, for tests).
     ``loop`` starts the game again after its closing pause, with a new camera and light drawn from the
-    seed; without it ``read()`` returns None after the game.
+    seed; without it ``read()`` returns None after the game. ``clock`` and ``sleep`` pace real time
+    (tests pass a fake pair).
     """
 
     def __init__(self, fps: float = 10.0, seed: int = 0, loop: bool = True, realtime: bool = True,
                  script: tuple[Action, ...] = DEMO_SCRIPT, resolution: tuple[int, int] = (1280, 960),
-                 level: str | float = "mild", layout: BoardLayout | None = None) -> None:
+                 level: str | float = "mild", layout: BoardLayout | None = None,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
         if not fps > 0:
             raise ValueError(f"fps must be positive, not {fps}")
         self.fps = float(fps)
@@ -289,6 +293,8 @@ class DemoCamera:
         self.level = level
         self.layout = layout or BoardLayout()
         self.timeline = Timeline(script)
+        self.clock = clock
+        self.sleep = sleep
         self.truth: GroundTruth | None = None
         self._index = 0
         self._started: float | None = None
@@ -307,7 +313,7 @@ class DemoCamera:
             return None
         index = self._index
         if self.realtime:
-            now = time.monotonic()
+            now = self.clock()
             if self._started is None:
                 self._started = now - index / self.fps
             # A machine too slow to render every frame skips frames rather than play in slow motion;
@@ -321,9 +327,9 @@ class DemoCamera:
         image, self.truth = render(game.scene_at(self.timeline.at(t_game), index))
         if self.realtime:
             assert self._started is not None
-            delay = self._started + t - time.monotonic()
+            delay = self._started + t - self.clock()
             if delay > 0:
-                time.sleep(delay)
+                self.sleep(delay)
         self._index = index + 1
         return Frame(index, t, image)
 

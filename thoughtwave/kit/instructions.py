@@ -1,0 +1,74 @@
+"""The kit's first page: how to print, cut, glue and set up, a ruler to check the scale, and the sheet map."""
+
+from __future__ import annotations
+
+import itertools
+
+from reportlab.pdfgen.canvas import Canvas
+
+from thoughtwave.kit.page import TEXT_BGR, Page, sheet_name
+from thoughtwave.kit.sheets import PAPER_MM, PRINT_MARGIN_MM, SheetPlan
+from thoughtwave.vision.artwork import BoardLayout
+
+_INSTRUCTIONS = (
+    ("Printing", [
+        "Print at 100% / \"actual size\" (never \"fit to page\"). Check with the ruler below: it must measure 100 mm.",
+        "Matt paper is best: gloss throws the lamp back at the camera. Colour printing for the tiles.",
+    ]),
+    ("The board", [
+        "Sheets with a grey GLUE strip: lay the next sheet on it, edge on the dashed line, grid lines continuing.",
+        "Cut only the edges marked with short black ticks; keep the white rim around the black squares.",
+        "Glue the board flat on card or foam board. The black squares (markers) must stay flat and uncovered.",
+    ]),
+    ("The tiles", [
+        "Glue each tile sheet on thin card (0.5-1 mm), let it dry under a book, cut along the grey lines.",
+        "A craft knife and a steel ruler give straight edges; each red and black set has 24 tiles.",
+    ]),
+    ("The camera", [
+        "Camera 40-80 cm straight above the board; the whole board, with its eight black squares, in view.",
+        "Even light from above or both sides; no lamp reflected in the board, no strong shadow across it.",
+    ]),
+)
+
+
+def instructions_page(canvas: Canvas, layout: BoardLayout, plan: SheetPlan) -> None:
+    pw, ph = PAPER_MM[plan.paper]
+    page = Page(canvas, pw, ph)
+    x = PRINT_MARGIN_MM + 6
+    y = PRINT_MARGIN_MM + 8
+    page.text("Thoughtwave companion: the print kit", x, y, 5.0, TEXT_BGR, align="left", bold=True)
+    y += 10
+    facts = (f"Board {layout.width_mm:.0f} x {layout.height_mm:.0f} mm, cells {layout.cell_mm:g} mm, "
+             f"on {plan.sheets} {plan.paper.upper() if plan.paper != 'letter' else 'Letter'} sheet"
+             f"{'s' if plan.sheets > 1 else ''}; tiles {layout.tile_mm:.1f} mm.")
+    page.text(facts, x, y, 2.6, TEXT_BGR, align="left")
+    y += 8
+    for heading, lines in _INSTRUCTIONS:
+        page.text(heading, x, y, 3.2, TEXT_BGR, align="left", bold=True)
+        y += 6
+        for line in lines:
+            page.text(line, x + 2, y, 2.2, TEXT_BGR, align="left")
+            y += 4.8
+        y += 3
+    # A 100 mm ruler: the check that the printer did not scale the page.
+    y += 4
+    page.line(x, y, x + 100, y, 0.3, TEXT_BGR)
+    for k in range(11):
+        page.line(x + 10 * k, y - (3 if k % 5 == 0 else 1.5), x + 10 * k, y, 0.3, TEXT_BGR)
+    page.text("0", x, y + 3.5, 2.0, TEXT_BGR)
+    page.text("100 mm", x + 100, y + 3.5, 2.0, TEXT_BGR)
+    y += 12
+    if plan.sheets > 1:
+        page.text("How the board sheets go together (the numbers are the sheets):", x, y, 2.6, TEXT_BGR, align="left")
+        y += 5
+        scale = min((pw - 2 * x) / layout.width_mm, (ph - y - PRINT_MARGIN_MM - 4) / layout.height_mm, 0.5)
+        page.rect(x, y, x + layout.width_mm * scale, y + layout.height_mm * scale, (235, 235, 235))
+        for xs in plan.xs[1:-1]:
+            page.line(x + xs * scale, y, x + xs * scale, y + layout.height_mm * scale, 0.3, TEXT_BGR, dash=(1, 1))
+        for ys in plan.ys[1:-1]:
+            page.line(x, y + ys * scale, x + layout.width_mm * scale, y + ys * scale, 0.3, TEXT_BGR, dash=(1, 1))
+        for row, col in itertools.product(range(plan.rows), range(plan.columns)):
+            cx = x + (plan.xs[col] + plan.xs[col + 1]) / 2 * scale
+            cy = y + (plan.ys[row] + plan.ys[row + 1]) / 2 * scale
+            page.text(sheet_name(plan, row, col), cx, cy, 5.0, TEXT_BGR, bold=True)
+    canvas.showPage()
