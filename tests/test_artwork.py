@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import ALL_PIECES, DIRECTIONS, Colour, E, N, Piece, S, W
+from thoughtwave.engine.sides import Sides
 from thoughtwave.vision.artwork import (
     ARUCO_DICTIONARY,
     BLACK_BGR,
@@ -115,13 +116,17 @@ def _bar_colour(board: np.ndarray, layout: BoardLayout, direction: int) -> np.nd
     return board[int(y * PPM), int(x * PPM)].astype(int)
 
 
-@pytest.mark.parametrize("red_sides, red, black", [("WE", (W, E), (N, S)), ("NS", (N, S), (W, E))])
+@pytest.mark.parametrize("red_sides, red, black", [(Sides.WE, (W, E), (N, S)), (Sides.NS, (N, S), (W, E))])
 def test_colour_bars_mark_the_sides_each_player_joins(layout, red_sides, red, black):
     image = board_image(layout, PPM, red_sides=red_sides)
     for d in red:
         assert tuple(_bar_colour(image, layout, d)) == RED_BGR
     for d in black:
         assert tuple(_bar_colour(image, layout, d)) == BLACK_BGR
+
+
+def test_red_sides_may_be_given_in_their_notation(layout):
+    assert np.array_equal(board_image(layout, 1.0, red_sides="ns"), board_image(layout, 1.0, red_sides=Sides.NS))
 
 
 def test_unknown_red_sides_are_refused(layout):

@@ -28,7 +28,7 @@ from thoughtwave.calibration.lens import (
     sheet_size_mm,
 )
 from thoughtwave.calibration.profile import load_profile
-from thoughtwave.engine import Cell
+from thoughtwave.engine import Cell, Sides
 from thoughtwave.kit import PAPER_MM, SHEET_QUIET_MM, sheet_image
 from thoughtwave.synth import Camera, Scene, TileLay, random_position, render, undistorted
 from thoughtwave.vision.artwork import BoardLayout, board_image
@@ -118,7 +118,7 @@ def test_the_printed_sheet_is_the_board_the_detector_expects():
 def test_the_sheet_and_the_game_board_are_never_taken_for_each_other():
     flat = cv2.cvtColor(sheet_image(sheet_art(), 6.0), cv2.COLOR_GRAY2BGR)
     assert BoardFinder().detect_markers(flat) == {}
-    board = board_image(BoardLayout(), 4.0, "WE")
+    board = board_image(BoardLayout(), 4.0, Sides.WE)
     assert len(detect(board)[1]) == 0
 
 

@@ -51,7 +51,9 @@ class TileGeometry:
     The default (``TILE``) is the printed design: a cream wave band 0.30 of the edge wide, a hub disc of
     diameter 0.44 and, on red tiles, dots of diameter 0.12 centred 0.17 in from each side; tiles are cut
     0.96 of a cell so they drop in without jamming. ``BoardLayout(tile=...)`` carries another one to the
-    printer, the synthetic camera and the reader alike.
+    printer, the synthetic camera and the reader alike. The reader finds a tile's centre where the hub
+    stands out of the band: with a band within about 0.1 of the hub's diameter it loses the centre of
+    straight tiles (they read as unreadable, never wrong).
     """
 
     size: float = 0.96
