@@ -1,2 +1,2 @@
-"""Pixels to board state: the printed artwork, camera sources, board finder, tile reader,
-stabiliser and the synthetic scene renderer."""
+"""Pixels to board state: the printed artwork and its tile geometry, camera sources, board finder, tile
+reader, stabiliser and watcher."""
