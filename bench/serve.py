@@ -115,12 +115,11 @@ def start_in_process(state_dir: Path, fps: float, resolution: str = "1280x960"):
     from waitress import create_server
 
     from thoughtwave.engine import CELLS, Rules
+    from thoughtwave.game import Companion, Settings, Store
     from thoughtwave.synth.demo import DemoCamera
     from thoughtwave.vision.reading import BoardReading, CellReading
     from thoughtwave.vision.watch import Watcher
     from thoughtwave.webui.app import create_app, load_secret_key
-    from thoughtwave.webui.companion import Companion, Settings
-    from thoughtwave.webui.store import Store
 
     class OracleReader:
         """Reads what the demo camera drew (its ground truth) instead of the pixels."""
@@ -153,7 +152,7 @@ def start_in_process(state_dir: Path, fps: float, resolution: str = "1280x960"):
 
     store = Store.in_dir(state_dir)
     companion = Companion(store, Rules(), lambda: TruthCamera(fps=fps, resolution=size),
-                          lambda referee, resumed: Watcher(referee=referee, resumed=resumed, reader=reader),
+                          lambda table: Watcher(table=table, reader=reader),
                           Settings(speech=False))
     app = create_app(companion, pin="000000", secret_key=load_secret_key(state_dir))
     server = create_server(app, host="127.0.0.1", port=0, threads=4)

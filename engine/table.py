@@ -170,7 +170,7 @@ class Table:
     def rule(self, new: dict[Cell, tuple[Colour, Piece]], flags: dict[Cell, Flag]) -> list[TableEvent]:
         """Referee the new pieces: one at a time, or several in a legal order, or flag them.
 
-        The extension point for tables with rules of their own (``webui.opponent.InstructedTable``
+        The extension point for tables with rules of their own (``thoughtwave.game.opponent.InstructedTable``
         screens the computer's pieces first): ``new`` holds the pieces seen since the last look on
         an otherwise sound board; a piece that must come off is handed to ``take_off``, which records
         its flag in ``flags``.

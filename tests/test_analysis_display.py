@@ -3,15 +3,14 @@ and the threats (cells where one placement connects), in the state, on the board
 
 
 import pytest
+from doubles import Driver, shown
 from serving import serving
 
-import thoughtwave.webui.companion as companion_module
+import thoughtwave.game.session as session_module
 from thoughtwave.engine import Colour, Referee, Rules
 from thoughtwave.engine.analysis import analyse_game
+from thoughtwave.game import Companion, Opponent, ScriptedGame, ScriptedSource, Settings, Store
 from thoughtwave.webui.app import create_app, load_secret_key
-from thoughtwave.webui.companion import Companion, ScriptedGame, ScriptedSource, Settings
-from thoughtwave.webui.opponent import Opponent
-from thoughtwave.webui.store import Store
 
 # Red lays row 5 from the west (five straights, two crosses, two junctions); Black answers along row 1.
 ROW = ["red ew@A5", "black ew@A1", "red ew@B5", "black ew@B1", "red ew@C5", "black ew@C1", "red ew@D5",
@@ -19,20 +18,17 @@ ROW = ["red ew@A5", "black ew@A1", "red ew@B5", "black ew@B1", "red ew@C5", "bla
        "red esw@H5", "black nesw@A3", "red esw@I5"]
 
 
-def companion_for(script: list[str]) -> Companion:
+def companion_for(script: list[str]) -> Driver:
+    """A companion over ``script``, driven frame by frame, its first state published."""
     game = ScriptedGame(script, frames_per_step=1)
     companion = Companion(Store(":memory:"), Rules(), lambda: ScriptedSource(50, realtime=False), game.watcher,
                           Settings(speech=False))
-    companion.source = companion._open_camera()
-    with companion._lock:
-        companion._publish()
-    return companion
+    companion.refresh()
+    return Driver(companion, game)
 
 
-def play(companion: Companion, frames: int) -> dict:
-    for _ in range(frames):
-        companion._process(companion.source.read())
-    return companion.state()
+def play(drive: Driver, frames: int) -> dict:
+    return drive.frames(frames)
 
 
 def replayed(state: dict) -> list[dict]:
@@ -45,7 +41,7 @@ def replayed(state: dict) -> list[dict]:
 
 def test_the_state_carries_the_distances_and_one_point_per_position_for_the_chart():
     companion = companion_for(ROW[:4] + ["red ns@B4"])
-    state = companion.state()
+    state = shown(companion.companion.state())
     assert state["analysis"]["history"] == [{"n": 0, "red": 10, "black": 10}]
     state = play(companion, 6)
     history = state["analysis"]["history"]
@@ -62,7 +58,7 @@ def test_a_player_one_placement_away_is_a_threat_in_the_state_on_the_board_and_i
     assert state["next"] == "black" and state["analysis"]["distance"]["red"] == 1
     assert state["analysis"]["threats"] == {"red": ["J5"], "black": []}
     assert '<rect class="threat threat-red" data-cell="J5"' in state["svg"]
-    companion.watcher.game.steps.append("black nesw@J5")      # Black blocks
+    companion.game.steps.append("black nesw@J5")      # Black blocks
     state = play(companion, 2)
     assert state["moves"][-1]["verdict"] == "legal" and state["analysis"]["threats"]["red"] == []
     assert "threat-red" not in state["svg"]
@@ -70,22 +66,22 @@ def test_a_player_one_placement_away_is_a_threat_in_the_state_on_the_board_and_i
 
 def test_the_analysis_follows_undo_and_corrections_and_replays_the_game_only_when_it_must(monkeypatch):
     calls = []
-    whole = companion_module.analyse_game
-    monkeypatch.setattr(companion_module, "analyse_game", lambda referee: calls.append(1) or whole(referee))
+    whole = session_module.analyse_game
+    monkeypatch.setattr(session_module, "analyse_game", lambda referee: calls.append(1) or whole(referee))
     companion = companion_for(ROW[:6] + ["wait 30"])
     state = play(companion, 40)                # six verdicts and many quiet frames
     assert len(state["analysis"]["history"]) == 7 and len(calls) == 1
-    state = companion.undo()
+    state = shown(companion.companion.undo())
     assert len(state["analysis"]["history"]) == 6 and state["analysis"]["history"] == replayed(state)
     assert len(calls) == 1                     # taken back: the earlier points are kept, not recomputed
-    state = companion.correct("A5", "red", "nesw")
+    state = shown(companion.companion.correct("A5", "red", "nesw"))
     assert state["analysis"]["history"] == replayed(state) and len(calls) == 2
 
 
 def test_the_analysis_is_not_worked_out_per_frame(monkeypatch):
     calls = []
-    one = companion_module.analyse
-    monkeypatch.setattr(companion_module, "analyse", lambda referee: calls.append(1) or one(referee))
+    one = session_module.analyse
+    monkeypatch.setattr(session_module, "analyse", lambda referee: calls.append(1) or one(referee))
     companion = companion_for(["red ew@E5", "wait 50", "black ew@E1"])
     play(companion, 60)
     assert len(calls) == 2                     # one per verdict, none for the 50 quiet frames

@@ -5,27 +5,37 @@ import json
 import re
 
 import pytest
+from doubles import Driver
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from thoughtwave.engine import Rules
-from thoughtwave.webui.app import PinLimiter, create_app, load_secret_key
-from thoughtwave.webui.companion import Companion, ScriptedGame, ScriptedSource, Settings
-from thoughtwave.webui.store import Store
+from thoughtwave.game import Companion, ScriptedGame, ScriptedSource, ScriptFrame, Settings, Store
+from thoughtwave.webui.app import create_app, load_secret_key
+from thoughtwave.webui.auth import PinLimiter
 
 PIN = "2468"
 
 
 @pytest.fixture
-def companion():
-    game = ScriptedGame([])
+def game():
+    return ScriptedGame([])
+
+
+@pytest.fixture
+def companion(game):
     companion = Companion(Store(":memory:"), Rules(), lambda: ScriptedSource(50, realtime=False), game.watcher,
                           Settings())
     # Not started: requests see the published state, and tests drive the game through the API.
-    with companion._lock:
-        companion._publish()
+    companion.refresh()
     yield companion
     companion.stop()
+
+
+@pytest.fixture
+def play(companion, game):
+    """Lay pieces as if the camera saw them (the table rules on them): ``play("red ew@E5")``."""
+    return Driver(companion, game).play
 
 
 @pytest.fixture
@@ -46,17 +56,6 @@ def login(client) -> str:
     response = client.post("/api/login", json={"pin": PIN}, headers={"X-CSRF-Token": token(client)})
     assert response.status_code == 200
     return response.get_json()["csrf"]
-
-
-def play(companion, *lines):
-    """Lay pieces as if the camera saw them (the table rules on them)."""
-    game = companion.watcher.game
-    game.steps.extend(lines)
-    source = companion._open_camera()
-    for _ in range(3 * len(lines) + 2):
-        if game.position == len(game.steps):
-            break
-        companion._process(source.read())
 
 
 # ---- watching -----------------------------------------------------------------------------------
@@ -83,8 +82,8 @@ def test_the_session_cookie_is_http_only_and_same_site_strict(client):
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
 
 
-def test_state_speaks_the_referee_json_names(companion, client):
-    play(companion, "red ew@E5")
+def test_state_speaks_the_referee_json_names(companion, client, play):
+    play("red ew@E5")
     state = client.get("/api/state").get_json()
     for key in ("next", "winner", "draw", "left", "cells", "moves", "flags", "status", "camera"):
         assert key in state
@@ -93,7 +92,7 @@ def test_state_speaks_the_referee_json_names(companion, client):
     assert state["moves"] == [{"n": 1, "colour": "red", "move": "ew@E5", "verdict": "legal", "reason": None}]
 
 
-def test_events_stream_starts_with_the_full_state_and_a_retry_hint(companion, client):
+def test_events_stream_starts_with_the_full_state_and_a_retry_hint(companion, client, play):
     response = client.get("/api/events", buffered=False)
     assert response.status_code == 200 and response.mimetype == "text/event-stream"
     first = next(iter(response.response)).decode()
@@ -101,14 +100,14 @@ def test_events_stream_starts_with_the_full_state_and_a_retry_hint(companion, cl
     event_id = re.search(r"^id: (\d+)$", first, re.M).group(1)
     state = json.loads(re.search(r"^data: (.*)$", first, re.M).group(1))
     assert int(event_id) == state["version"] and "svg" in state
-    play(companion, "red ew@E5")
+    play("red ew@E5")
     pushed = json.loads(next(iter(response.response)).decode().split("data: ", 1)[1])
     assert pushed["moves"][0]["move"] == "ew@E5"
     response.close()
 
 
 def test_streams_are_capped_below_the_thread_count_and_slots_come_back(app, client):
-    slots = app.extensions["thoughtwave"]["slots"]
+    slots = app.extensions["thoughtwave"].slots
     assert slots.cap == 2  # 4 threads, 2 kept for pages and control
     open_streams = [client.get("/api/events", buffered=False) for _ in range(2)]
     refused = client.get("/api/events")
@@ -125,7 +124,7 @@ def test_the_preview_is_a_jpeg_stream_once_there_is_a_picture(companion, client)
     assert client.get("/preview.mjpg").status_code == 503
     assert client.get("/preview.jpg").status_code == 503
     np = pytest.importorskip("numpy")
-    companion._maybe_preview(np.full((480, 640, 3), 90, np.uint8))
+    companion.process(ScriptFrame(1, 0.02, np.full((480, 640, 3), 90, np.uint8)))   # the camera's first picture
     jpeg = client.get("/preview.jpg")
     assert jpeg.mimetype == "image/jpeg" and jpeg.data[:2] == b"\xff\xd8"
     stream = client.get("/preview.mjpg", buffered=False)
@@ -135,8 +134,8 @@ def test_the_preview_is_a_jpeg_stream_once_there_is_a_picture(companion, client)
     stream.close()
 
 
-def test_finished_games_are_browsable_and_exported_as_records(companion, client):
-    play(companion, "red ew@E5")
+def test_finished_games_are_browsable_and_exported_as_records(companion, client, play):
+    play("red ew@E5")
     game = companion.game.id
     page = client.get(f"/games/{game}")
     assert page.status_code == 200 and "ew@E5" in page.get_data(as_text=True)
@@ -152,18 +151,18 @@ def test_finished_games_are_browsable_and_exported_as_records(companion, client)
 
 # ---- the PIN and the CSRF token --------------------------------------------------------------------
 
-def test_control_without_the_pin_is_refused(companion, client):
-    play(companion, "red ew@E5")
+def test_control_without_the_pin_is_refused(companion, client, play):
+    play("red ew@E5")
     response = client.post("/api/undo", json={}, headers={"X-CSRF-Token": token(client)})
     assert response.status_code == 401 and "PIN" in response.get_json()["error"]
-    assert len(companion.state()["moves"]) == 1
+    assert len(companion.state().verdicts) == 1
 
 
-def test_a_wrong_pin_is_refused_and_the_right_one_unlocks_control(companion, client):
+def test_a_wrong_pin_is_refused_and_the_right_one_unlocks_control(companion, client, play):
     csrf = token(client)
     wrong = client.post("/api/login", json={"pin": "1111"}, headers={"X-CSRF-Token": csrf})
     assert wrong.status_code == 403 and wrong.get_json() == {"error": "wrong PIN"}
-    play(companion, "red ew@E5")
+    play("red ew@E5")
     csrf = login(client)
     response = client.post("/api/undo", json={}, headers={"X-CSRF-Token": csrf})
     assert response.status_code == 200 and response.get_json()["moves"] == []
@@ -192,12 +191,14 @@ def test_pin_attempts_are_rate_limited(client):
 
 
 def test_the_limiter_forgets_old_failures_and_a_success_resets_it():
-    limiter = PinLimiter(attempts=2, window=0.05)
+    now = [100.0]
+    limiter = PinLimiter(attempts=2, window=60.0, clock=lambda: now[0])
     limiter.failed("a")
     limiter.failed("a")
-    assert limiter.wait_seconds("a") > 0 and limiter.wait_seconds("b") == 0
-    import time
-    time.sleep(0.06)
+    assert limiter.wait_seconds("a") == 61 and limiter.wait_seconds("b") == 0
+    now[0] += 30
+    assert limiter.wait_seconds("a") == 31
+    now[0] += 30.5
     assert limiter.wait_seconds("a") == 0
     limiter.failed("a")
     limiter.succeeded("a")
@@ -241,9 +242,9 @@ def test_new_game_with_sides_first_penalty_and_handicap(companion, client):
     assert state["left"]["black"]["cross"] == 3 and state["sides"]["red"] == "north and south"
 
 
-def test_correct_and_end_game(companion, client):
+def test_correct_and_end_game(companion, client, play):
     csrf = login(client)
-    play(companion, "red ew@E5", "black ns@E6")
+    play("red ew@E5", "black ns@E6")
     state = client.post("/api/correct", json={"cell": "e6", "colour": "black", "piece": "w"},
                         headers={"X-CSRF-Token": csrf}).get_json()
     assert [m["move"] for m in state["moves"]] == ["ew@E5", "w@E6"]
@@ -321,7 +322,7 @@ def test_a_pin_of_the_wrong_type_or_form_is_refused_not_a_crash(client, pin):
 def test_other_pages_guard_their_changes_with_requires_pin(app):
     from flask import Blueprint
 
-    from thoughtwave.webui.app import requires_pin
+    from thoughtwave.webui.auth import requires_pin
 
     calibration = Blueprint("calibration", __name__)
 

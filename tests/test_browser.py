@@ -7,9 +7,8 @@ import pytest
 from serving import serving
 
 from thoughtwave.engine import Rules
+from thoughtwave.game import Companion, ScriptedGame, ScriptedSource, Settings, Store
 from thoughtwave.webui.app import create_app, load_secret_key
-from thoughtwave.webui.companion import Companion, ScriptedGame, ScriptedSource, Settings
-from thoughtwave.webui.store import Store
 
 pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api").expect

@@ -15,14 +15,14 @@ from serving import serving
 from thoughtwave.calibration.checks import BLACK_SAMPLE, RED_SAMPLE
 from thoughtwave.calibration.profile import FILE_NAME, load_profile
 from thoughtwave.engine import Colour, Piece, Rules
+from thoughtwave.game import Companion, ScriptedGame, Settings, Store, vision_watcher_factory
 from thoughtwave.synth import Printing, Scene, TileLay, cast_gains, render
 from thoughtwave.vision.sources import Frame
 from thoughtwave.vision.tiles import ColourModel
 from thoughtwave.vision.watch import Watcher
 from thoughtwave.webui.app import create_app, load_secret_key
-from thoughtwave.webui.companion import Companion, ScriptedGame, Settings, vision_watcher_factory
+from thoughtwave.webui.calibration_desk import CalibrationDesk
 from thoughtwave.webui.config import Config
-from thoughtwave.webui.store import Store
 
 PIN = "2468"
 SAMPLES = {RED_SAMPLE: (Colour.RED, Piece.parse("ew")), BLACK_SAMPLE: (Colour.BLACK, Piece.parse("ns"))}
@@ -69,16 +69,30 @@ class StillCamera:
 def companion():
     companion = Companion(Store(":memory:"), Rules(), lambda: StillCamera(np.zeros((8, 8, 3), np.uint8)),
                           vision_watcher_factory(0.4, None), Settings())
-    with companion._lock:
-        companion._publish()
+    companion.refresh()
     yield companion
     companion.stop()
 
 
+class Clock:
+    """Monotonic seconds that pass only when a test says so."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 @pytest.fixture
-def app(companion, tmp_path):
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def app(companion, tmp_path, clock):
     return create_app(companion, pin=PIN, secret_key=load_secret_key(tmp_path), threads=4,
-                      config=Config(state_dir=tmp_path))
+                      config=Config(state_dir=tmp_path), desk=CalibrationDesk(tmp_path / FILE_NAME, 0.4, clock))
 
 
 @pytest.fixture
@@ -90,7 +104,7 @@ def show(companion: Companion, image: np.ndarray, frames: int = 2) -> None:
     """The camera sees ``image`` for a few frames (the companion's loop, driven by hand)."""
     camera = StillCamera(image)
     for _ in range(frames):
-        companion._process(camera.read())
+        companion.process(camera.read())
 
 
 def token(client) -> str:
@@ -210,7 +224,7 @@ def test_a_good_board_checks_ok_and_its_profile_is_saved_and_read_with_at_once(c
     assert data["colour_model"], "the sample tiles on E5 and F6 teach the colours"
     assert not (tmp_path / FILE_NAME).exists(), "a check alone writes nothing"
 
-    game, referee, before = companion.game.id, companion.log.referee, companion.watcher
+    game, referee, before = companion.game.id, companion.watcher.table.referee, companion.watcher
     response = client.post("/api/calibrate/save", headers=headers)
     assert response.status_code == 200, response.get_json()
     profile = load_profile(tmp_path / FILE_NAME)
@@ -218,7 +232,7 @@ def test_a_good_board_checks_ok_and_its_profile_is_saved_and_read_with_at_once(c
     assert isinstance(companion.watcher, Watcher) and companion.watcher is not before
     assert companion.watcher.reader.reader.model == ColourModel.from_profile(profile.reader_profile())
     assert companion.watcher.reader.reader.model != ColourModel(), "the new watcher reads with the learnt colours"
-    assert companion.game.id == game and companion.log.referee is referee, "the game goes on"
+    assert companion.game.id == game and companion.watcher.table.referee is referee, "the game goes on"
 
     summary = client.get("/api/calibrate").get_json()
     assert summary["profile"]["exists"] and summary["profile"]["colour_model"] == profile.colour_model
@@ -250,11 +264,11 @@ def test_reset_removes_the_profile_and_reads_with_the_defaults(client, companion
     assert again.status_code == 200 and again.get_json()["removed"] is False
 
 
-def test_a_checked_profile_left_too_long_is_not_saved(client, app, companion, good_image, tmp_path):
+def test_a_checked_profile_left_too_long_is_not_saved(client, clock, companion, good_image, tmp_path):
     headers = login(client)
     show(companion, good_image, 1)
     client.post("/api/calibrate/check", headers=headers)
-    app.extensions["calibration"]._checked_at -= 16 * 60
+    clock.now += 16 * 60
     response = client.post("/api/calibrate/save", headers=headers)
     assert response.status_code == 409 and "check again" in response.get_json()["error"]
     assert not (tmp_path / FILE_NAME).exists()
@@ -345,8 +359,8 @@ def test_a_dark_board_fails_the_exposure_check_and_is_saved_only_with_force(clie
 def test_only_one_check_runs_at_a_time(client, app, companion, good_image):
     headers = login(client)
     show(companion, good_image, 1)
-    desk = app.extensions["calibration"]
-    with desk._busy:    # a check under way in another request
+    desk = app.extensions["thoughtwave"].desk
+    with desk.checking():    # a check under way in another request
         response = client.post("/api/calibrate/check", headers=headers)
     assert response.status_code == 409 and "already running" in response.get_json()["error"]
 

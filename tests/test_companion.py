@@ -5,33 +5,27 @@ import time
 
 import numpy as np
 import pytest
+from doubles import FAST, Driver, Published, shown, state
 
-from thoughtwave.engine import Outcome, Rules
-from thoughtwave.webui.companion import (
+from thoughtwave.engine import Cell, Colour, Outcome, Piece, Rules
+from thoughtwave.game import (
     Companion,
     ControlError,
     ScriptedGame,
     ScriptedSource,
     ScriptFrame,
     Settings,
-    encode_preview,
+    Store,
 )
-from thoughtwave.webui.store import Store
+from thoughtwave.webui.view import encode_preview
 
-FAST = Settings(backoff_start=0.02, backoff_cap=0.05, stall_seconds=0.5, hand_warning_seconds=10.0)
+RECORDERS: dict[int, Published] = {}
 
 
 def recorded(companion: Companion) -> Companion:
-    """Keep every state the companion publishes in ``companion.history`` (the scripts run faster than
-    a test can look, so the test reads what was shown, in order)."""
-    companion.history = []
-    publish = companion._publish
-
-    def keep() -> None:
-        publish()
-        companion.history.append(companion._state)
-
-    companion._publish = keep
+    """Keep every state the companion publishes (the scripts run faster than a test can look, so the test
+    reads what was shown, in order)."""
+    RECORDERS[id(companion)] = Published(companion)
     return companion
 
 
@@ -40,10 +34,10 @@ def wait_until(companion: Companion, test, timeout: float = 10.0, after: int = 0
     deadline = time.monotonic() + timeout
     checked = 0
     while True:
-        history = companion.history
-        for state in history[checked:]:
-            if state["version"] > after and test(state):
-                return state
+        history = RECORDERS[id(companion)].states
+        for published in history[checked:]:
+            if published["version"] > after and test(published):
+                return published
         checked = len(history)
         left = deadline - time.monotonic()
         last = history[-1] if history else {}
@@ -96,7 +90,7 @@ def test_a_verdict_is_committed_before_it_is_shown(running):
 
     class WatchfulStore(Store):
         def add_attempt(self, game, colour, move, verdict, reason):
-            seen_when_stored.append([m["move"] for m in companion.state().get("moves", [])])
+            seen_when_stored.append([m["move"] for m in state(companion)["moves"]])
             return super().add_attempt(game, colour, move, verdict, reason)
 
     companion, _ = make(["red ew@E5", "black ew@F5"], store=WatchfulStore(":memory:"))
@@ -154,7 +148,7 @@ def test_a_lost_camera_is_shown_retried_with_backoff_and_play_resumes(running):
     lost = wait_until(companion, lambda s: s["camera"]["state"] == "lost")
     assert lost["flags"][0]["kind"] == "camera" and "camera lost" in lost["flags"][0]["message"]
     state = wait_until(companion, lambda s: s["camera"]["state"] == "ok", after=lost["version"])
-    retries = [s["camera"]["retry_in"] for s in companion.history
+    retries = [s["camera"]["retry_in"] for s in RECORDERS[id(companion)].states
                if lost["version"] <= s["version"] < state["version"] and s["camera"]["state"] == "lost"]
     assert retries == [0.02, 0.04, 0.05, 0.05]  # lost once while reading, then three failed opens: doubling, capped
     state = wait_until(companion, lambda s: len(s["moves"]) == 2)
@@ -203,12 +197,17 @@ def test_garbage_frames_never_stop_the_loop(running):
                 raise ValueError("not a BGR picture")
             return self.inner.feed(frame)
 
+        table = property(lambda self: self.inner.table)
+        status = property(lambda self: self.inner.status)
+        hand_seconds = property(lambda self: self.inner.hand_seconds)
+        overlay = None
+
     game = ScriptedGame(["red ew@E5", "black ew@F5"])
-    companion = Companion(Store(":memory:"), Rules(), Noise, lambda r, resumed: Fussy(game.watcher(r, resumed)), FAST)
+    companion = Companion(Store(":memory:"), Rules(), Noise, lambda table: Fussy(game.watcher(table)), FAST)
     running(recorded(companion))
     state = wait_until(companion, lambda s: len(s["moves"]) == 2)
     assert moves(state) == [("ew@E5", "legal"), ("ew@F5", "legal")]
-    assert companion._bad_frames > 0
+    assert companion.bad_frames > 0
 
 
 def test_preview_encoding_takes_pictures_and_refuses_the_rest():
@@ -234,13 +233,12 @@ def test_undo_takes_the_verdict_back_flags_the_piece_and_survives_a_restart(runn
     companion, game = make(["red ew@E5", "black ew@F5"], store=store)
     running(companion)
     wait_until(companion, lambda s: len(s["moves"]) == 2)
-    state = companion.undo()
+    state = shown(companion.undo())
     assert moves(state) == [("ew@E5", "legal")] and state["next"] == "black"
     assert any(f["kind"] == "undone" and f["cell"] == "F5" for f in state["flags"])
     companion.stop()
     again = Companion(store, Rules(), lambda: ScriptedSource(0), ScriptedGame([]).watcher, FAST)
-    assert moves(again.state() or again._build_state()) == [("ew@E5", "legal")]
-    assert again.log.referee.to_move.value == "black"
+    assert moves(shown(again.state())) == [("ew@E5", "legal")] and shown(again.state())["next"] == "black"
 
 
 def test_undo_with_nothing_to_take_back_is_refused():
@@ -253,7 +251,7 @@ def test_correcting_a_misread_move_re_referees_the_game(running):
     companion, _ = make(["red ew@E5", "black ns@E6"])
     running(companion)
     wait_until(companion, lambda s: len(s["moves"]) == 2)
-    state = companion.correct("E6", "black", "w")
+    state = shown(companion.correct("E6", "black", "w"))
     assert moves(state) == [("ew@E5", "legal"), ("w@E6", "legal")]
     assert state["next"] == "red"
     actions = companion.store.actions(companion.game.id)
@@ -265,7 +263,7 @@ def test_correcting_a_cell_not_yet_ruled_lets_the_table_rule_on_the_truth(runnin
     running(companion)
     wait_until(companion, lambda s: len(s["moves"]) == 1)
     # the camera keeps missing a black piece on F5: the operator says it is there
-    state = companion.correct("F5", "black", "ew")
+    state = shown(companion.correct("F5", "black", "ew"))
     assert moves(state) == [("ew@E5", "legal"), ("ew@F5", "legal")]
 
 
@@ -280,7 +278,7 @@ def test_a_new_game_ends_the_old_one_and_the_table_checks_the_board(running):
     companion, _ = make(["red ew@E5", "wait 1000"])
     running(companion)
     first = wait_until(companion, lambda s: len(s["moves"]) == 1)["game"]["id"]
-    state = companion.new_game(Rules(first=Rules().first.other), red="Ann", black="Bob")
+    state = shown(companion.new_game(Rules(first=Rules().first.other), red="Ann", black="Bob"))
     assert state["game"]["id"] != first and state["game"]["red"] == "Ann" and state["next"] == "black"
     assert companion.store.game(first).ended is not None
     # the red piece still lies on E5: the new game's table wants it off
@@ -310,13 +308,13 @@ def test_waiting_clients_are_woken_by_a_change_and_time_out_without_one():
     companion, _ = make([])
     companion.start()
     try:
-        version = companion.state()["version"]
+        version = companion.state().version
         assert companion.wait_for_change(version, 0.05) is None
         companion.new_game()
-        assert companion.wait_for_change(version, 5)["version"] > version
+        assert companion.wait_for_change(version, 5).version > version
     finally:
         companion.stop()
-    assert companion.wait_for_change(companion.state()["version"], 5) is None  # stopped: nobody hangs
+    assert companion.wait_for_change(companion.state().version, 5) is None  # stopped: nobody hangs
 
 
 def test_rejected_pieces_are_stored_and_undo_skips_them(running):
@@ -324,10 +322,11 @@ def test_rejected_pieces_are_stored_and_undo_skips_them(running):
     running(companion)
     state = wait_until(companion, lambda s: len(s["moves"]) == 2)
     assert moves(state)[1] == ("ew@F5", "rejected")
-    state = companion.undo()
+    state = shown(companion.undo())
     assert state["moves"] == [] and state["next"] == "red"
-    assert [e.outcome for e in companion.log.entries] == []
     assert Outcome.REJECTED.value in [a.verdict for a in companion.store.actions(companion.game.id)]
+    with pytest.raises(ControlError):     # the rejected piece went with it: nothing is left to take back
+        companion.undo()
 
 
 def test_the_real_watcher_takes_garbage_frames_and_the_board_lost_flag_shows(running):
@@ -361,11 +360,11 @@ def test_the_real_watcher_takes_garbage_frames_and_the_board_lost_flag_shows(run
             pass
 
     companion = recorded(Companion(Store(":memory:"), Rules(), Noise,
-                                   lambda r, resumed: watch.Watcher(referee=r, resumed=resumed, reader=Blind()), FAST))
+                                   lambda table: watch.Watcher(table=table, reader=Blind()), FAST))
     running(companion)
     state = wait_until(companion, lambda s: any(f["kind"] == "board-lost" for f in s["flags"]))
     assert state["moves"] == [] and state["camera"]["state"] == "ok"
-    assert companion.wait_for_preview(0, 5)[1][:2] == b"\xff\xd8"   # the noise pictures still make a preview
+    assert encode_preview(companion.wait_for_preview(0, 5)[1])[:2] == b"\xff\xd8"   # noise still makes a preview
 
 
 @pytest.mark.parametrize("argv, words", [
@@ -383,36 +382,32 @@ def test_serve_refuses_bad_arguments_with_one_line_and_exit_2(tmp_path, capsys, 
     assert words in err and len(err.strip().splitlines()) == 1
 
 
-def feed(companion: Companion, frames: int) -> None:
-    """Run the loop's work by hand, frame by frame (no thread)."""
-    source = companion._open_camera()
-    for _ in range(frames):
-        companion._process(source.read())
-
-
 def test_a_corrected_cell_the_camera_keeps_misreading_is_not_flagged_and_play_goes_on():
     # The pretend camera keeps seeing a black ns on E6; the operator says it is a black w terminator.
     companion, game = make(["red ew@E5", "black ns@E6"])
-    feed(companion, 4)
-    assert moves(companion._build_state()) == [("ew@E5", "legal"), ("ns@E6", "illegal")]
+    drive = Driver(companion, game)
+    assert moves(drive.frames(4)) == [("ew@E5", "legal"), ("ns@E6", "illegal")]
     companion.correct("E6", "black", "w")
-    feed(companion, 2)     # the rebuilt table looks, sees "ns" where the game has "w", and is told the truth
-    state = companion._build_state()
+    state = drive.frames(2)     # the rebuilt table looks, sees "ns" where the game has "w", and is told the truth
     assert state["flags"] == [] and moves(state) == [("ew@E5", "legal"), ("w@E6", "legal")]
     game.steps.append("red ew@F5")
-    feed(companion, 2)
-    assert moves(companion._build_state())[-1] == ("ew@F5", "legal")
+    assert moves(drive.frames(2))[-1] == ("ew@F5", "legal")
 
 
-def test_new_watchers_after_calibration_keep_the_game():
-    companion, _ = make(["red ew@E5"])
-    feed(companion, 3)
+def test_new_watchers_after_calibration_keep_the_game_and_a_resumed_table_checks_the_board():
+    companion, game = make(["red ew@E5"])
+    Driver(companion, game).frames(3)
     made = []
 
-    def make_watcher(referee, resumed):
-        made.append((referee, resumed))
-        return ScriptedGame([]).watcher(referee, resumed)
+    def make_watcher(table):
+        made.append(table)
+        return ScriptedGame([]).watcher(table)
 
     companion.use_watchers(make_watcher)
-    assert made == [(companion.log.referee, True)]
-    assert moves(companion.state()) == [("ew@E5", "legal")]
+    assert len(made) == 1 and [v.move for v in made[0].referee.verdicts] == ["ew@E5"]
+    assert companion.watcher.table is made[0]
+    assert moves(state(companion)) == [("ew@E5", "legal")]
+    # resumed: the new table flags a piece the stored game does not have instead of ruling on it
+    events = made[0].observe({Cell.parse("E5"): (Colour.RED, Piece.parse("ew")),
+                              Cell.parse("A1"): (Colour.BLACK, Piece.parse("n"))})
+    assert [e.flag.kind.value for e in events if e.flag] == ["differs"] and not [e for e in events if e.verdict]

@@ -8,15 +8,15 @@ import threading
 import time
 
 import pytest
+from doubles import Driver, shown
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from thoughtwave.engine import Cell, Colour, Move, Piece, Referee, Rules
 from thoughtwave.engine.ai import Choice, Computer, random_move
+from thoughtwave.game import Companion, ScriptedGame, ScriptedSource, Settings, Store
+from thoughtwave.game.opponent import Instruction, Opponent, laying_advice, wave_words
 from thoughtwave.webui.app import create_app, load_secret_key
-from thoughtwave.webui.companion import Companion, ScriptedGame, ScriptedSource, Settings
-from thoughtwave.webui.opponent import Instruction, Opponent, laying_advice, wave_words
-from thoughtwave.webui.store import Store
 
 FAST = Settings(backoff_start=0.02, backoff_cap=0.05, stall_seconds=0.5, speech=False)
 
@@ -92,35 +92,24 @@ class Told:
 
 
 def against(computer, script: list[str], store: Store | None = None, colour: Colour = Colour.BLACK,
-            realtime: bool = False) -> Companion:
-    """A companion (not started) playing a new game against ``computer``, which plays ``colour``."""
+            realtime: bool = False) -> Driver:
+    """A companion (not started, driven frame by frame) playing a new game against ``computer``, which
+    plays ``colour``."""
     game = ScriptedGame(script, frames_per_step=1)
     companion = Companion(store or Store(":memory:"), Rules(),
                           lambda: ScriptedSource(fps=50, realtime=realtime), game.watcher, FAST, make_computer=computer)
     companion.new_game(Rules(), "Ann", "", Opponent(colour, level=1, seconds=0.5))
-    companion.source = companion._open_camera()
-    return companion
-
-
-def step(companion: Companion, steps: int = 1) -> dict:
-    """Show the companion frames until the script has taken ``steps`` more steps (the loop's own work)."""
-    game = companion.watcher.game
-    target = min(game.position + steps, len(game.steps))
-    for _ in range(10 * steps + 5):
-        if game.position >= target and game.frames:
-            break
-        companion._process(companion.source.read())
-    return companion.state()
+    return Driver(companion, game)
 
 
 def instructed(companion: Companion, timeout: float = 10.0) -> dict:
     """The state once the computer's instruction is shown."""
-    state = companion.state()
+    snapshot = companion.state()
     deadline = time.monotonic() + timeout
-    while not (state.get("computer") or {}).get("instruction"):
-        assert time.monotonic() < deadline, f"no instruction; computer: {state.get('computer')}"
-        state = companion.wait_for_change(state["version"], 0.2) or companion.state()
-    return state
+    while not (snapshot.computer and snapshot.computer.instruction):
+        assert time.monotonic() < deadline, f"no instruction; computer: {snapshot.computer}"
+        snapshot = companion.wait_for_change(snapshot.version, 0.2) or companion.state()
+    return shown(snapshot)
 
 
 def verdicts(state: dict) -> list[tuple[str, str, str]]:
@@ -129,8 +118,9 @@ def verdicts(state: dict) -> list[tuple[str, str, str]]:
 
 def test_the_instruction_appears_and_the_piece_laid_as_told_is_the_computers_move():
     computer = Told("ns@J10")
-    companion = against(computer, ["red ew@E5", "computer", "red ew@F5"])
-    state = step(companion)               # the first look, then Red's piece
+    drive = against(computer, ["red ew@E5", "computer", "red ew@F5"])
+    companion = drive.companion
+    state = drive.steps()               # the first look, then Red's piece
     assert state["computer"]["colour"] == "black" and state["next"] == "black"
     state = instructed(companion)
     told = state["computer"]["instruction"]
@@ -138,11 +128,11 @@ def test_the_instruction_appears_and_the_piece_laid_as_told_is_the_computers_mov
     assert told["detail"] == "lay the black straight so its wave runs north and south"
     assert 'class="ghost black" data-cell="J10" data-piece="ns"' in state["svg"]
     assert state["game"]["black"] == "Computer (level 1)" and state["game"]["opponent"]["colour"] == "black"
-    state = step(companion)               # the scripted person lays exactly what was told
+    state = drive.steps()               # the scripted person lays exactly what was told
     assert verdicts(state) == [("red", "ew@E5", "legal"), ("black", "ns@J10", "legal")]
     assert state["computer"]["instruction"] is None and not state["computer"]["to_move"]
     assert "ghost" not in state["svg"]
-    state = step(companion)
+    state = drive.steps()
     assert verdicts(state)[-1] == ("red", "ew@F5", "legal")
     assert computer.threads == ["computer"] * 2      # one search per computer turn, never on the loop
 
@@ -155,26 +145,28 @@ def test_the_instruction_appears_and_the_piece_laid_as_told_is_the_computers_mov
 ])
 def test_a_piece_laid_otherwise_is_flagged_and_not_accepted_until_the_told_one_is_laid(wrong, advice):
     store = Store(":memory:")
-    companion = against(Told("ns@J10"), ["red ew@E5", wrong, "wait 1", f"off {wrong.split('@')[1]}", "computer"],
+    drive = against(Told("ns@J10"), ["red ew@E5", wrong, "wait 1", f"off {wrong.split('@')[1]}", "computer"],
                         store=store)
-    step(companion)
+    companion = drive.companion
+    drive.steps()
     instructed(companion)
-    state = step(companion)
+    state = drive.steps()
     flag = next(f for f in state["flags"] if f["cell"] == wrong.split("@")[1])
     assert flag["kind"] == "rejected-piece" and flag["message"] == advice
     assert verdicts(state) == [("red", "ew@E5", "legal")]      # not a move: nothing ruled, nothing stored
     assert [a.move for a in store.actions(companion.game.id)] == ["ew@E5"]
-    state = step(companion)             # the flag stands while the wrong piece lies there
+    state = drive.steps()             # the flag stands while the wrong piece lies there
     assert flag in state["flags"] and verdicts(state) == [("red", "ew@E5", "legal")]
-    state = step(companion, 2)          # taken off, then laid as told
+    state = drive.steps(2)          # taken off, then laid as told
     assert ("black", "ns@J10", "legal") in verdicts(state)
     assert not [f for f in state["flags"] if f["kind"] == "rejected-piece"]
 
 
 def test_a_computer_piece_laid_before_the_computer_has_chosen_is_flagged():
     computer = Told("ns@J10", hold=True)
-    companion = against(computer, ["red ew@E5", "black ns@J10"])
-    state = step(companion, 2)
+    drive = against(computer, ["red ew@E5", "black ns@J10"])
+    companion = drive.companion
+    state = drive.steps(2)
     assert state["computer"]["thinking"] and state["computer"]["instruction"] is None
     flag = next(f for f in state["flags"] if f["cell"] == "J10")
     assert flag["message"].startswith("the computer has not chosen its move yet: take the black straight ns off J10")
@@ -186,34 +178,35 @@ def test_a_computer_piece_laid_before_the_computer_has_chosen_is_flagged():
 def test_a_computer_piece_on_the_persons_turn_is_flagged_not_ruled_in_some_order():
     """Red's piece and a black piece seen at once: Black's would be legal after Red's, but the computer
     never told anyone to lay it."""
-    companion = against(Told(), ["wait 1", "red ew@E5"])
-    step(companion)
-    companion.watcher.game.board[Cell.parse("A1")] = (Colour.BLACK, Piece.parse("ns"))
-    state = step(companion)             # the board is seen with both pieces on it
+    drive = against(Told(), ["wait 1", "red ew@E5"])
+    drive.steps()
+    drive.game.board[Cell.parse("A1")] = (Colour.BLACK, Piece.parse("ns"))
+    state = drive.steps()             # the board is seen with both pieces on it
     assert verdicts(state) == []
     assert "it is Red's turn, not the computer's" in next(f for f in state["flags"] if f["cell"] == "A1")["message"]
 
 
 def test_the_search_runs_off_the_camera_loop_and_frames_keep_coming_while_it_thinks():
     computer = Told("ns@J10", hold=True)
-    companion = against(computer, ["red ew@E5", "computer", "red ew@F5"], realtime=True)
+    drive = against(computer, ["red ew@E5", "computer", "red ew@F5"], realtime=True)
+    companion = drive.companion
     companion.start()
     try:
         deadline = time.monotonic() + 10
         while not computer.threads:
             assert time.monotonic() < deadline
             time.sleep(0.01)
-        frames = companion._frames
+        frames = companion.frames
         time.sleep(0.3)                  # the search is stuck; the loop is not
-        assert companion._frames >= frames + 5
-        state = companion.state()
+        assert companion.frames >= frames + 5
+        state = shown(companion.state())
         assert state["computer"]["thinking"] and state["next"] == "black"
         computer.release.set()
         deadline = time.monotonic() + 10
-        while len(companion.state()["moves"]) < 3:
-            assert time.monotonic() < deadline, companion.state()["moves"]
+        while len(companion.state().verdicts) < 3:
+            assert time.monotonic() < deadline, companion.state().verdicts
             time.sleep(0.02)
-        assert verdicts(companion.state())[1:] == [("black", "ns@J10", "legal"), ("red", "ew@F5", "legal")]
+        assert verdicts(shown(companion.state()))[1:] == [("black", "ns@J10", "legal"), ("red", "ew@F5", "legal")]
         assert set(computer.threads) == {"computer"}         # never "companion", the loop thread
     finally:
         computer.release.set()
@@ -222,8 +215,9 @@ def test_the_search_runs_off_the_camera_loop_and_frames_keep_coming_while_it_thi
 
 def test_an_answer_for_a_position_that_has_changed_is_dropped_and_the_new_one_searched():
     computer = Told(hold=True)
-    companion = against(computer, ["red ew@E5", "off E5", "red ew@A5"])
-    step(companion)
+    drive = against(computer, ["red ew@E5", "off E5", "red ew@A5"])
+    companion = drive.companion
+    drive.steps()
     deadline = time.monotonic() + 10
     while not computer.threads:
         assert time.monotonic() < deadline
@@ -231,30 +225,30 @@ def test_an_answer_for_a_position_that_has_changed_is_dropped_and_the_new_one_se
     companion.undo()                     # Red's piece taken back while the computer thinks
     computer.release.set()
     deadline = time.monotonic() + 10
-    while companion._thinker.busy is not None:
+    while companion.thinker.busy is not None:
         assert time.monotonic() < deadline
         time.sleep(0.01)
-    state = companion.state()
-    assert state["next"] == "red" and not state["computer"]["to_move"] and companion._thinker.answer is None
-    state = step(companion, 2)           # E5 off, Red plays A5: a new search for the new position
+    state = shown(companion.state())
+    assert state["next"] == "red" and not state["computer"]["to_move"] and companion.thinker.answer is None
+    state = drive.steps(2)           # E5 off, Red plays A5: a new search for the new position
     state = instructed(companion)
     assert computer.positions == [1, 1] and state["moves"][-1]["move"] == "ew@A5"
-    assert companion._thinker.searches == 2
+    assert companion.thinker.searches == 2
 
 
 def test_after_a_restart_the_game_is_still_against_the_computer_and_it_thinks_again(tmp_path):
     store = Store(tmp_path / "games.sqlite3")
     first = Told("ns@J10")
-    companion = against(first, ["red ew@E5"], store=store)
-    step(companion)
+    drive = against(first, ["red ew@E5"], store=store)
+    companion = drive.companion
+    drive.steps()
     instructed(companion)
     game_id = companion.game.id
     companion.stop()
     again = Told("ns@J10")
     restarted = Companion(Store(tmp_path / "games.sqlite3"), Rules(), lambda: ScriptedSource(50, realtime=False),
                           ScriptedGame([]).watcher, FAST, make_computer=again)
-    with restarted._lock:
-        restarted._publish()
+    restarted.refresh()
     state = instructed(restarted)
     assert restarted.game.id == game_id and state["computer"]["instruction"]["move"] == "ns@J10"
     assert again.positions == [1]
@@ -269,40 +263,41 @@ def test_a_search_that_fails_is_shown_and_not_retried_in_a_loop():
             Broken.calls += 1
             raise RuntimeError("bug")
 
-    companion = against(lambda opponent: Broken(), ["red ew@E5"])
-    step(companion)
+    drive = against(lambda opponent: Broken(), ["red ew@E5"])
+    companion = drive.companion
+    drive.steps()
     deadline = time.monotonic() + 10
-    while not (companion.state()["computer"] or {}).get("error"):
+    while not (companion.state().computer and companion.state().computer.error):
         assert time.monotonic() < deadline
         time.sleep(0.01)
-    state = companion.state()
+    state = shown(companion.state())
     assert "could not choose a move (RuntimeError)" in state["computer"]["error"] and not state["computer"]["thinking"]
-    with companion._lock:
-        companion._publish()
+    companion.refresh()
     assert Broken.calls == 1
 
 
 def test_a_whole_game_against_the_real_computer_player_plays_to_its_end():
     """The person (random placements) and the computer (level 1) take turns until the game ends;
     every black piece is the instruction shown just before it was laid."""
-    companion = against(lambda o: Computer(level=1, seconds=None, seed=3), [])
-    script = companion.watcher.game.steps
-    shown: list[str] = []
+    drive = against(lambda o: Computer(level=1, seconds=None, seed=3), [])
+    companion = drive.companion
+    script = drive.game.steps
+    told: list[str] = []
     rng = random.Random(4)
     for _ in range(120):
-        referee = companion.log.referee
+        referee = companion.watcher.table.referee
         if referee.over:
             break
         if referee.to_move is Colour.BLACK:
-            shown.append(instructed(companion)["computer"]["instruction"]["move"])
+            told.append(instructed(companion)["computer"]["instruction"]["move"])
             script.append("computer")
         else:
             script.append(f"red {random_move(referee, rng)}")
-        step(companion)
-    state = companion.state()
+        drive.steps()
+    state = shown(companion.state())
     assert state["result"] != "ongoing"
     black = [m["move"] for m in state["moves"] if m["colour"] == "black"]
-    assert black == shown and all(m["verdict"] == "legal" for m in state["moves"])
+    assert black == told and all(m["verdict"] == "legal" for m in state["moves"])
     assert len(state["analysis"]["history"]) == len(state["moves"]) + 1
 
 
@@ -312,8 +307,7 @@ def test_a_whole_game_against_the_real_computer_player_plays_to_its_end():
 def client(tmp_path):
     companion = Companion(Store(":memory:"), Rules(), lambda: ScriptedSource(50, realtime=False),
                           ScriptedGame([]).watcher, Settings(), make_computer=Told())
-    with companion._lock:
-        companion._publish()
+    companion.refresh()
     app = create_app(companion, pin="2468", secret_key=load_secret_key(tmp_path), threads=4)
     client = app.test_client()
     token = client.get("/api/session").get_json()["csrf"]
@@ -353,17 +347,17 @@ def test_the_engines_computer_searches_in_a_worker_process_and_its_move_is_laid(
     companion = Companion(Store(":memory:"), Rules(), lambda: ScriptedSource(fps=50, realtime=False), game.watcher,
                           FAST)
     companion.new_game(Rules(), "Ann", "", Opponent(Colour.BLACK, level=1, seconds=0.5))
-    companion.source = companion._open_camera()
+    drive = Driver(companion, game)
     try:
-        step(companion)
+        drive.steps()
         told = instructed(companion, timeout=60)["computer"]["instruction"]
-        pool = companion._thinker._pool
-        assert pool is not None and all(p.pid != os.getpid() for p in pool._processes.values())
-        state = step(companion)
+        worker = companion.thinker.worker
+        assert worker is not None and worker.submit(os.getpid).result(timeout=60) != os.getpid()
+        state = drive.steps()
         assert verdicts(state)[-1] == ("black", told["move"], "legal")
     finally:
         companion.stop()
-    assert companion._thinker._pool is None
+    assert companion.thinker.worker is None
 
 
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),

@@ -14,7 +14,7 @@ import pytest
 
 from thoughtwave.engine import Move, Outcome, Penalty, Referee, Rules
 from thoughtwave.engine.pieces import Colour, Kind
-from thoughtwave.webui.store import GameLog, Store
+from thoughtwave.game import GameLog, Store
 
 GAME = ["red ew@E5", "black ns@E6", "red ew@F5", "black ns@C3", "red ew@G5", "black ne@D4"]
 
@@ -44,8 +44,8 @@ def test_a_reopened_store_replays_the_same_game_move_for_move(tmp_path):
 
 def test_the_database_is_in_wal_mode_with_full_sync(tmp_path):
     store = Store.in_dir(tmp_path)
-    assert store._read("PRAGMA journal_mode")[0][0] == "wal"
-    assert store._read("PRAGMA synchronous")[0][0] == 2  # FULL
+    assert store.pragma("journal_mode") == "wal"
+    assert store.pragma("synchronous") == 2  # FULL
 
 
 def test_undo_takes_back_the_last_standing_verdict_and_rejected_ones_after_it(tmp_path):
@@ -124,7 +124,8 @@ def test_rules_round_trip_and_bad_rules_are_named():
 def test_a_stored_game_with_unreadable_rules_still_opens(tmp_path):
     store = Store.in_dir(tmp_path)
     game = store.new_game(Rules())
-    store._write("UPDATE games SET rules = ? WHERE id = ?", ("{not json", game))
+    with sqlite3.connect(store.path) as other:      # another writer (an old version, a bad edit) damaged it
+        other.execute("UPDATE games SET rules = ? WHERE id = ?", ("{not json", game))
     assert store.game(game).rules == Rules()
 
 

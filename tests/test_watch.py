@@ -7,6 +7,8 @@ import pytest
 from thoughtwave.engine import Referee, Rules
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import Colour, Piece
+from thoughtwave.engine.table import FlagKind
+from thoughtwave.vision.events import BoardChange, BoardSeen, Flagged, HandOver, Ruled, to_json
 from thoughtwave.vision.reading import BoardReading, CellReading
 from thoughtwave.vision.sources import Frame
 from thoughtwave.vision.watch import Watcher
@@ -60,6 +62,11 @@ class ScriptedReader:
         return out
 
 
+def lines(watcher: Watcher, frame: Frame) -> list[dict]:
+    """The frame's events as ``referee --frames`` prints them."""
+    return [to_json(event) for event in watcher.feed(frame)]
+
+
 def frames(count: int):
     for i in range(count):
         image = np.zeros((4, 4, 3), np.uint8)
@@ -80,7 +87,7 @@ def play(script, **kwargs) -> tuple[Watcher, list[dict], ScriptedReader]:
     watcher = Watcher(kwargs.pop("rules", Rules()), reader=reader, **kwargs)
     events = []
     for frame in frames(len(script)):
-        events += watcher.feed(frame)
+        events += lines(watcher, frame)
     return watcher, events, reader
 
 
@@ -129,13 +136,13 @@ def test_board_lost_found_and_moved_are_reported_once_each():
     reader = ScriptedReader(script)
     reader.moved_at = {25}
     watcher = Watcher(Rules(), reader=reader, lost_seconds=1.0)
-    events = [e for f in frames(len(script)) for e in watcher.feed(f)]
+    events = [e for f in frames(len(script)) for e in lines(watcher, f)]
     assert [(e["event"], e["frame"]) for e in events] == [
         ("board-found", 0), ("board-lost", 20), ("board-found", 25)]
     # a bump the reader notices while the board stays in view: moved, then found again once steady
     reader.moved_at = {30}
     watcher = Watcher(Rules(), reader=reader)
-    events = [(e["event"], e["frame"]) for f in frames(len(script)) for e in watcher.feed(f)]
+    events = [(e["event"], e["frame"]) for f in frames(len(script)) for e in lines(watcher, f)]
     assert events[-2:] == [("board-moved", 30), ("board-found", 34)]
 
 
@@ -155,8 +162,8 @@ def test_a_frame_the_reader_chokes_on_is_no_board_not_a_crash():
     reader.broken_at = {12}
     watcher = Watcher(Rules(), reader=reader)
     for f in frames(len(script)):
-        watcher.feed(f)
-    watcher.feed(Frame(99, 9.9, np.zeros((0, 0, 3), np.uint8)))
+        lines(watcher, f)
+    lines(watcher, Frame(99, 9.9, np.zeros((0, 0, 3), np.uint8)))
     assert watcher.frames == len(script) + 1
 
 
@@ -197,7 +204,7 @@ def test_a_bump_that_hides_the_board_briefly_is_moved_then_found_not_lost():
     reader = ScriptedReader(script)
     reader.moved_at = {10}          # the finder sees markers where the old pose says they cannot be
     watcher = Watcher(Rules(), reader=reader)
-    events = [(e["event"], e["frame"]) for f in frames(len(script)) for e in watcher.feed(f)]
+    events = [(e["event"], e["frame"]) for f in frames(len(script)) for e in lines(watcher, f)]
     assert events == [("board-found", 0), ("board-moved", 10), ("board-found", 17)]
 
 
@@ -220,7 +227,7 @@ def test_a_bumped_board_is_found_again_and_play_goes_on_rendered():
         for k in range(8):
             index = 8 * p + k
             image, _ = render(replace(phase, noise_seed=index))
-            events += watcher.feed(Frame(index, index / 5, image))
+            events += lines(watcher, Frame(index, index / 5, image))
     board_events = [(e["event"], e["frame"]) for e in events if e.get("event", "").startswith("board-")]
     assert [name for name, _ in board_events] == ["board-found", "board-moved", "board-found"]
     assert board_events[1][1] == 8
@@ -240,7 +247,7 @@ def test_odd_frames_from_a_reader_without_a_warped_board_never_crash(make):
     reader.give_warped = False
     watcher = Watcher(Rules(), reader=reader)
     for i in range(len(script)):
-        watcher.feed(Frame(i, i / FPS, make(i)))
+        lines(watcher, Frame(i, i / FPS, make(i)))
     assert watcher.frames == len(script) and watcher.status == "steady"
 
 
@@ -254,7 +261,7 @@ def test_real_recogniser_odd_frames_are_no_board_and_no_crash():
     watcher = Watcher(Rules(), keep_overlay=True)
     odd = [np.zeros((480, 640), np.uint8), np.zeros((480, 640, 4), np.uint8), np.zeros((10, 10, 3), np.uint8),
            np.full((240, 320, 3), 1.5, np.float32), np.zeros((0, 0, 3), np.uint8)]
-    events = [e for i, image in enumerate(odd * 4) for e in watcher.feed(Frame(i, i / 2, image))]
+    events = [e for i, image in enumerate(odd * 4) for e in lines(watcher, Frame(i, i / 2, image))]
     assert [e["event"] for e in events] == ["board-lost"]
     assert watcher.status == "no board" and watcher.frames_with_board == 0 and watcher.frames == 20
 
@@ -271,7 +278,7 @@ def test_a_new_piece_waits_while_a_cell_that_may_hold_an_earlier_move_cannot_be_
     watcher = Watcher(Rules(), reader=reader)
     events = []
     for frame in frames(len(script)):
-        events += watcher.feed(frame)
+        events += lines(watcher, frame)
         if frame.index == 10 + 5 + 20 + 5 + 20:      # Black's tile lies there, E5 still unread
             assert watcher.snapshot()["waiting_for"] == ["E5"]
     assert watcher.snapshot()["waiting_for"] == []
@@ -289,3 +296,32 @@ def test_a_cell_unreadable_for_long_stops_holding_play_up():
     lines = [e for e in events if "verdict" in e]
     assert verdicts(events) == [("red", "ew@E5", "legal")]
     assert lines[0]["frame"] == 4 + 30        # A1 unreadable in the first steady view (frame 4): held 3 s
+
+
+def test_the_events_are_typed_and_carry_the_engines_verdict_and_flag_kind():
+    one = reading({"E5": "red ew"})
+    bad = reading({"E5": "red ew", "F5": "black ns"})
+    script = steady(reading()) + hand(reading(occluded=True)) + steady(one) + hand(reading(occluded=True)) + steady(bad)
+    watcher = Watcher(Rules(), reader=ScriptedReader(script))
+    events = [e for f in frames(len(script)) for e in watcher.feed(f)]
+    assert isinstance(events[0], BoardSeen) and events[0].change is BoardChange.FOUND and events[0].frame == 0
+    assert any(isinstance(e, HandOver) for e in events)
+    ruled = [e for e in events if isinstance(e, Ruled)]
+    assert [str(e.verdict.cell) for e in ruled] == ["E5", "F5"] and ruled[1].verdict.outcome.value == "illegal"
+    flag = next(e for e in events if isinstance(e, Flagged))
+    assert flag.kind is FlagKind.ILLEGAL_PIECE and str(flag.cell) == "F5"
+    assert to_json(flag) == {"frame": flag.frame, "event": "flag", "flag": "illegal-piece", "cell": "F5",
+                             "message": flag.message}
+
+
+def test_a_watcher_given_a_table_rules_with_it_and_its_referee():
+    from thoughtwave.engine.table import Table
+
+    referee = Referee(Rules())
+    table = Table(referee)
+    script = steady(reading()) + hand(reading(occluded=True)) + steady(reading({"E5": "red ew"}))
+    watcher = Watcher(reader=ScriptedReader(script), table=table)
+    assert watcher.table is table and watcher.referee is referee
+    for f in frames(len(script)):
+        watcher.feed(f)
+    assert [v.move for v in referee.verdicts] == ["ew@E5"]

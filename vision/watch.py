@@ -3,19 +3,16 @@
 
 Each frame goes through one recogniser (frame -> ``BoardReading``), one stabiliser (readings -> steady
 views of the board) and one table (steady views -> verdicts and flags, engine.table). ``feed`` answers
-with JSON-ready event dicts:
-
-* a verdict in the ``referee --moves`` shape plus ``"frame"``;
-* an observation: ``{"frame": 12, "event": "board-found"|"board-lost"|"board-moved"|"board-empty"|
-  "hand"|"unreadable"|"flag"|"cleared", "cell": "E5" (for cell events), "message": "..."}``; flag,
-  unreadable and cleared events also carry ``"flag"`` (the table's flag kind, e.g. ``"illegal-piece"``).
-  ``board-moved`` (the board was bumped) is followed by ``board-found`` once it is steady again.
+with typed events (``vision.events``): ``Ruled`` verdicts, ``BoardSeen`` (found, lost, moved, empty),
+``HandOver``, ``Unreadable``, ``Flagged`` and ``Cleared``, each with its frame index; ``events.to_json``
+turns them into the ``referee --frames`` lines. ``BoardSeen(MOVED)`` (the board was bumped) is followed
+by ``BoardSeen(FOUND)`` once it is steady again.
 
 A Watcher is synchronous and holds no global state: the companion runs one in its camera thread and
 reads ``status``, ``hand_seconds``, ``flags``, ``snapshot()`` and ``overlay`` under its own lock.
 
 >>> watcher = Watcher(Rules())                       # doctest: +SKIP
->>> for frame in frames: print(watcher.feed(frame))  # doctest: +SKIP
+>>> for frame in frames: print([to_json(e) for e in watcher.feed(frame)])  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -28,7 +25,8 @@ import numpy as np
 
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.referee import Referee, Rules
-from thoughtwave.engine.table import FlagKind, Table
+from thoughtwave.engine.table import Table
+from thoughtwave.vision.events import BoardChange, BoardSeen, Event, HandOver, from_table
 from thoughtwave.vision.reading import BoardReading, CellState
 from thoughtwave.vision.sources import Frame
 from thoughtwave.vision.stabiliser import HAND, SIGNATURE_SIZE, STEADY, Stabiliser, StableBoard, board_signature
@@ -51,7 +49,9 @@ class Watcher:
 
     ``referee`` continues a stored game; ``resumed`` (default: whether that game has moves) makes the
     table flag anything on the board the game does not explain. Without ``referee`` a new game is
-    played with ``rules``. ``keep_overlay`` keeps the last frame so ``overlay`` can draw the reader's view on it
+    played with ``rules``. ``table`` rules instead of a plain ``Table`` over ``referee`` (its own
+    referee is then the game): a table with rules of its own, like the computer opponent's.
+    ``keep_overlay`` keeps the last frame so ``overlay`` can draw the reader's view on it
     for a preview. ``reader`` replaces the recogniser (tests).
 
     New pieces are held back from the table while a cell that may hold an earlier move has been
@@ -61,11 +61,15 @@ class Watcher:
 
     def __init__(self, rules: Rules | None = None, profile: Any = None, stable_seconds: float = 0.4,
                  referee: Referee | None = None, resumed: bool | None = None, *, reader: Reader | None = None,
-                 keep_overlay: bool = True, lost_seconds: float = 1.0, hold_seconds: float = 10.0) -> None:
-        self.referee = referee if referee is not None else Referee(rules)
-        if resumed is None:
-            resumed = referee is not None and bool(referee.verdicts)
-        self.table = Table(self.referee, resumed=resumed)
+                 keep_overlay: bool = True, lost_seconds: float = 1.0, hold_seconds: float = 10.0,
+                 table: Table | None = None) -> None:
+        if table is None:
+            referee = referee if referee is not None else Referee(rules)
+            if resumed is None:
+                resumed = bool(referee.verdicts)
+            table = Table(referee, resumed=resumed)
+        self.table = table
+        self.referee = table.referee
         if reader is None:
             from thoughtwave.vision.recognizer import Recognizer
 
@@ -88,46 +92,46 @@ class Watcher:
         self._unreadable_since: dict[Cell, float] = {}
         self.waiting_for: list[Cell] = []              # the unreadable cells new pieces are waiting on
 
-    def feed(self, frame: Frame) -> list[dict]:
+    def feed(self, frame: Frame) -> list[Event]:
         """Read, stabilise and referee one frame; the events it causes (often none)."""
         self.frames += 1
-        events: list[dict] = []
+        events: list[Event] = []
         reading = self._read(frame.image)
         index = frame.index
 
-        def observe(event: str, message: str, **extra: Any) -> None:
-            events.append({"frame": index, "event": event, **extra, "message": message})
+        def observe(change: BoardChange, message: str) -> None:
+            events.append(BoardSeen(change, message, index))
 
-        if getattr(self.reader, "pose_moved", False) and self._board == "found":
-            observe("board-moved", "the board moved: hold on while it is found again")
+        if self.reader.pose_moved and self._board == "found":
+            observe(BoardChange.MOVED, "the board moved: hold on while it is found again")
             self._board = "moved"
             self.stabiliser.unsettle()     # cells read under the old pose prove nothing now
         if reading.board_found:
             self.frames_with_board += 1
             self._missing_since = None
             if self._board in ("unknown", "lost"):
-                observe("board-found", "found the board")
+                observe(BoardChange.FOUND, "found the board")
                 self._board = "found"
         else:
             if self._missing_since is None:
                 self._missing_since = frame.t
             if self._board != "lost" and frame.t - self._missing_since >= self.lost_seconds - 1e-6:
-                observe("board-lost", "can't see the board: check the camera and that all four corner "
+                observe(BoardChange.LOST, "can't see the board: check the camera and that all four corner "
                         "markers are in view")
                 self._board = "lost"
 
         view = self.stabiliser.feed(frame.t, reading, self._signature(frame.image, reading))
         hand = self.stabiliser.status == HAND
         if hand and not self._was_hand:
-            observe("hand", "hand over the board")
+            events.append(HandOver("hand over the board", index))
         self._was_hand = hand
         if self._board == "moved" and self.stabiliser.status == STEADY:
-            observe("board-found", "found the board again where it lies now")
+            observe(BoardChange.FOUND, "found the board again where it lies now")
             self._board = "found"
 
         if view is not None:
             if view.is_empty() and self._had_tiles:
-                observe("board-empty", "the board is empty")
+                observe(BoardChange.EMPTY, "the board is empty")
             self._had_tiles = not view.is_empty()
             self._pending = view
             for cell in view.unreadable():
@@ -142,7 +146,7 @@ class Watcher:
         self._last = (frame, reading)
         return events
 
-    def _present(self, view: StableBoard, frame: Frame) -> list[dict]:
+    def _present(self, view: StableBoard, frame: Frame) -> list[Event]:
         """Give a steady view to the table, holding back new pieces while a cell that may hold an
         earlier move cannot be read (else the order of turns could be judged wrong)."""
         seen = view.seen()
@@ -159,16 +163,7 @@ class Watcher:
                 del seen[cell]
         else:
             self._pending = self._held = None
-        lines = []
-        for table_event in self.table.observe(seen, view.unreadable()):
-            line = table_event.to_json()
-            if "verdict" in line:
-                lines.append({**line, "frame": frame.index})
-                continue
-            if line.get("flag") == FlagKind.UNREADABLE.value and line["event"] == "flag":
-                line["event"] = "unreadable"
-            lines.append({"frame": frame.index, **line})
-        return lines
+        return [from_table(event, frame.index) for event in self.table.observe(seen, view.unreadable())]
 
     @property
     def status(self) -> str:

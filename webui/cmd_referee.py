@@ -48,6 +48,8 @@ def run_frames(args: argparse.Namespace) -> int:
     """``--frames``: every frame through one Watcher; verdicts and observations as they happen."""
     from pathlib import Path
 
+    # Here, not at the top: the CLI imports every command to build its parser, and OpenCV is heavy.
+    from thoughtwave.vision.events import SourceWarning, to_json
     from thoughtwave.vision.sources import CameraError, ImageDirSource, VideoSource
     from thoughtwave.vision.watch import Watcher
     from thoughtwave.webui.profiles import reader_profile_for
@@ -71,13 +73,15 @@ def run_frames(args: argparse.Namespace) -> int:
         raise
     watcher = Watcher(rules_from_args(args), profile=profile, keep_overlay=False)
     try:
+        # Only a directory of pictures has undecodable files to warn about (a video skips nothing).
+        warnings = source.take_warnings if isinstance(source, ImageDirSource) else list
         while (frame := source.read()) is not None:
-            for index, warning in getattr(source, "take_warnings", list)():
-                emit({"frame": index, "event": "warning", "message": warning})
+            for index, warning in warnings():
+                emit(to_json(SourceWarning(warning, index)))
             for event in watcher.feed(frame):
-                emit(event)
-        for index, warning in getattr(source, "take_warnings", list)():
-            emit({"frame": index, "event": "warning", "message": warning})
+                emit(to_json(event))
+        for index, warning in warnings():
+            emit(to_json(SourceWarning(warning, index)))
     finally:
         source.close()
     emit(watcher.summary())

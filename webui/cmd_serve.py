@@ -40,7 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _camera_parts(args: argparse.Namespace, config: Any, state_dir: Path) -> tuple[Any, Any]:
     """(open_camera, make_watcher) for a real or demo camera, or for a script of moves."""
-    from thoughtwave.webui.companion import ScriptedGame, ScriptedSource, read_script, vision_watcher_factory
+    # Imported here, not at the top: the CLI imports every command to build its parser, and the game
+    # loop brings OpenCV and Flask with it.
+    from thoughtwave.game import ScriptedGame, ScriptedSource, read_script, vision_watcher_factory
     from thoughtwave.webui.rulesargs import read_text
 
     if args.moves:
@@ -81,10 +83,9 @@ def _camera_parts(args: argparse.Namespace, config: Any, state_dir: Path) -> tup
 def run(args: argparse.Namespace) -> int:
     from waitress import create_server
 
+    from thoughtwave.game import Companion, Settings, Store
     from thoughtwave.webui.app import create_app, load_secret_key
-    from thoughtwave.webui.companion import Companion, Settings
     from thoughtwave.webui.config import ConfigError, load_config, rules_of
-    from thoughtwave.webui.store import Store
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:

@@ -3,8 +3,8 @@
 The store keeps each game (rules, players, started, ended, result) and the ordered list of its
 actions: ``attempt`` (a placement seen or typed, with its verdict), ``undo`` (take back the last
 verdict) and ``correct`` (a cell was misread: what is really there). Every action is committed with
-``synchronous=FULL`` before the caller shows it. ``GameLog`` replays actions into a ``Referee``;
-the live companion and a restart use the same replay, so they cannot disagree.
+``synchronous=FULL`` before the caller shows it. ``game.log.GameLog`` replays actions into a
+``Referee``; the live companion and a restart use the same replay, so they cannot disagree.
 
 >>> store = Store(":memory:"); game = store.new_game(Rules())
 >>> _ = store.add_attempt(game, "red", "ew@E5", "legal", None)
@@ -19,23 +19,15 @@ import json
 import logging
 import sqlite3
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from thoughtwave.engine import (
-    Cell,
-    GameRecord,
-    Move,
-    NotationError,
-    Outcome,
-    Referee,
-    Rules,
-)
-from thoughtwave.engine.pieces import Piece
+from thoughtwave.engine import GameRecord, Rules
+from thoughtwave.game.log import Action, GameLog, cell_of
 
 log = logging.getLogger(__name__)
 
-ACTION_KINDS = ("attempt", "undo", "correct")
 _SELECT_GAMES = "SELECT id, rules, red, black, started, ended, result, opponent FROM games"
 
 _SCHEMA = """
@@ -88,20 +80,6 @@ class GameRow:
                 "opponent": self.opponent}
 
 
-@dataclass(frozen=True)
-class Action:
-    """One stored action of a game, in the order it happened."""
-
-    id: int
-    kind: str
-    colour: str | None = None
-    move: str = ""
-    cell: str | None = None
-    verdict: str | None = None
-    reason: str | None = None
-    at: str = ""
-
-
 class Store:
     """The SQLite file in the state directory. Thread-safe: one connection behind a lock."""
 
@@ -151,6 +129,13 @@ class Store:
         with self._lock:
             return self._db.execute(sql, params).fetchall()
 
+    def pragma(self, name: str) -> Any:
+        """The value of SQLite's ``PRAGMA name`` on the store's own connection (e.g. ``synchronous``: 2 is
+        FULL), for a health check; ``name`` must be a plain word."""
+        if not name.isidentifier():
+            raise ValueError(f"not a pragma name: {name!r}")
+        return self._read(f"PRAGMA {name}")[0][0]
+
     # ---- games -------------------------------------------------------------------------------
     def new_game(self, rules: Rules, red: str = "", black: str = "", opponent: dict | None = None) -> int:
         """Start a game (``opponent``: the computer's side, for a game against it); returns its id."""
@@ -181,7 +166,7 @@ class Store:
     # ---- actions -----------------------------------------------------------------------------
     def add_attempt(self, game: int, colour: str | None, move: str, verdict: str, reason: str | None) -> int:
         """Commit one attempt and its verdict (durable when this returns)."""
-        cell = _cell_of(move)
+        cell = cell_of(move)
         return self._write(
             "INSERT INTO actions (game, kind, colour, move, cell, verdict, reason, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (game, "attempt", colour, move, cell, verdict, reason, now_text()))
@@ -228,94 +213,3 @@ def _game_row(row: tuple) -> GameRow:
     return GameRow(row[0], rules, row[2], row[3], row[4], row[5], row[6], opponent)
 
 
-def _cell_of(move: str) -> str | None:
-    try:
-        return str(Move.parse(move).cell)
-    except NotationError:
-        return None
-
-
-@dataclass
-class _Entry:
-    colour: str | None
-    move: str
-    outcome: Outcome | None = None
-
-
-@dataclass
-class GameLog:
-    """The attempts that stand in a game, and the referee that has ruled on them.
-
-    ``attempt`` entries are played in order; ``undo`` takes back the last legal or illegal one
-    (and rejected ones after it, as ``Referee.undo`` does); ``correct`` replaces the latest standing
-    attempt on the cell (or adds one) and re-referees the whole game.
-    """
-
-    rules: Rules
-    entries: list[_Entry] = field(default_factory=list)
-    referee: Referee = None  # type: ignore[assignment]
-
-    def __post_init__(self) -> None:
-        if self.referee is None:
-            self.referee = Referee(self.rules)
-
-    @classmethod
-    def replay(cls, rules: Rules, actions: list[Action]) -> GameLog:
-        """The log after every action, in order. Never raises on a bad stored action."""
-        game = cls(rules)
-        for action in actions:
-            if action.kind == "attempt":
-                verdict = game.play(action.colour, action.move)
-                if action.verdict and verdict.outcome.value != action.verdict:
-                    log.warning("replayed %s %s: %s now, %s when stored", action.colour, action.move,
-                                verdict.outcome.value, action.verdict)
-            elif action.kind == "undo":
-                game.undo()
-            elif action.kind == "correct" and action.cell:
-                game.correct(action.cell, action.colour, action.move or None)
-        return game
-
-    def play(self, colour: str | None, move: str):
-        """Referee an attempt and keep it."""
-        verdict = self.referee.play(f"{colour} {move}" if colour else move)
-        self.entries.append(_Entry(colour, move, verdict.outcome))
-        return verdict
-
-    def observed(self, colour: str | None, move: str, outcome: str) -> None:
-        """Keep an attempt that the live referee has already ruled on (the watcher played it)."""
-        self.entries.append(_Entry(colour, move, Outcome(outcome)))
-
-    def undo(self, apply: bool = True) -> bool:
-        """Take back the last legal or illegal attempt; False when there is none. ``apply=False``:
-        the referee has already been told (by the table)."""
-        if not any(e.outcome is not Outcome.REJECTED for e in self.entries):
-            return False
-        while self.entries and self.entries[-1].outcome is Outcome.REJECTED:
-            self.entries.pop()
-        self.entries.pop()
-        if apply:
-            self.referee.undo()
-        return True
-
-    def correct(self, cell: str, colour: str | None, piece: str | None) -> None:
-        """``cell`` really holds ``colour piece`` (None: nothing): fix the history and re-referee."""
-        target = Cell.parse(cell)
-        new = f"{Piece.parse(piece)}@{target}" if piece else None
-        for i in range(len(self.entries) - 1, -1, -1):
-            entry = self.entries[i]
-            if entry.outcome is not Outcome.REJECTED and _cell_of(entry.move) == str(target):
-                if new is None:
-                    del self.entries[i]
-                else:
-                    self.entries[i] = _Entry(colour or entry.colour, new)
-                break
-        else:
-            if new is not None:
-                self.entries.append(_Entry(colour, new))
-        self._rebuild()
-
-    def _rebuild(self) -> None:
-        entries, self.entries = self.entries, []
-        self.referee = Referee(self.rules)
-        for entry in entries:
-            self.play(entry.colour, entry.move)

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from thoughtwave.engine import Cell, Colour, Move, Outcome, Piece, Referee
+from thoughtwave.engine.ai import Computer
 from thoughtwave.engine.pieces import DIRECTION_NAMES, DIRECTIONS, Kind
 from thoughtwave.engine.table import Flag, FlagKind, Table, describe
 
@@ -172,18 +173,30 @@ def position_key(game_id: int, referee: Referee) -> tuple:
 
 # ---- the search, off the camera loop ---------------------------------------------------------------
 
+class Chosen(Protocol):
+    """A search's answer (``engine.ai.Choice``): the move, whose it is, and its win estimate."""
+
+    move: Move
+    colour: Colour
+    score: float
+
+
 class Searcher(Protocol):
-    def search(self, referee: Referee) -> Any: ...
+    """A computer player: ``search`` answers with its move for the side to move, or None."""
+
+    def search(self, referee: Referee) -> Chosen | None: ...
+
+
+#: How a search reports back: ``answered(position key, the choice or None, why there is none or None)``.
+Answered = Callable[[Hashable, "Chosen | None", "str | None"], None]
 
 
 def make_computer(opponent: Opponent) -> Searcher:
     """The engine's computer player at the opponent's level and seconds per move."""
-    from thoughtwave.engine.ai import Computer  # noqa: PLC0415 - only when a game against the computer is played
-
     return Computer(level=opponent.level, seconds=opponent.seconds)
 
 
-def _search_in_worker(opponent: dict, position: Referee) -> Any:
+def _search_in_worker(opponent: dict, position: Referee) -> Chosen | None:
     """The search as the worker process runs it (module level, so the worker can import it)."""
     found = Opponent.from_json(opponent)
     assert found is not None
@@ -216,7 +229,7 @@ class Thinker:
         return answer if answer is not None and answer.key == key else None
 
     def think(self, key: Hashable, referee: Referee, opponent: Opponent,
-              answered: Callable[[Hashable, Any, str | None], None]) -> bool:
+              answered: Answered) -> bool:
         """Start searching ``referee``'s position unless it is answered, being searched, or failed; a
         search for another position still running is waited for (the owner asks again once it
         answers). True when a search was started."""
@@ -232,7 +245,7 @@ class Thinker:
         return True
 
     def _search(self, key: Hashable, position: Referee, opponent: Opponent,
-                answered: Callable[[Hashable, Any, str | None], None]) -> None:
+                answered: Answered) -> None:
         choice, error = None, None
         try:
             if self._make is None:
@@ -251,6 +264,13 @@ class Thinker:
             error = f"the computer could not choose a move ({type(err).__name__})"
         answered(key, choice, error)
 
+    @property
+    def worker(self) -> concurrent.futures.ProcessPoolExecutor | None:
+        """The worker process pool the engine's computer searches in, once started (None before and after
+        ``close``)."""
+        with self._pool_lock:
+            return self._pool
+
     def _worker(self) -> concurrent.futures.ProcessPoolExecutor:
         with self._pool_lock:
             if self._pool is None:
@@ -267,7 +287,7 @@ class Thinker:
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
 
-    def settle(self, key: Hashable, choice: Any, error: str | None, current: bool = True) -> bool:
+    def settle(self, key: Hashable, choice: Chosen | None, error: str | None, current: bool = True) -> bool:
         """Keep the answer for ``key`` when it is still the position (``current``); an answer for a
         position that has changed meanwhile is dropped. True when the answer was kept."""
         self.busy = None
@@ -276,11 +296,10 @@ class Thinker:
         if error is not None:
             self._failed, self.error = key, error
             return False
-        move, colour = getattr(choice, "move", None), getattr(choice, "colour", None)
-        if not isinstance(move, Move) or not isinstance(colour, Colour):
+        if choice is None or not isinstance(choice.move, Move) or not isinstance(choice.colour, Colour):
             self._failed, self.error = key, "the computer gave no usable move"
             return False
-        self.answer = Instruction(move, colour, float(getattr(choice, "score", 0.5)), key)
+        self.answer = Instruction(choice.move, choice.colour, float(choice.score), key)
         return True
 
     def forget(self) -> None:
@@ -342,13 +361,3 @@ class InstructedTable(Table):
                     f"{move.piece} (its wave running {wave_words(move.piece)})")
         return (f"that is not the computer's move: take the {describe(what)} off {cell} and put the "
                 f"{move.piece.describe(colour)} on {move.cell}")
-
-
-def install(watcher: Any, resumed: bool, computer: Colour, told: Told) -> bool:
-    """Give a freshly made watcher an ``InstructedTable`` in place of its plain ``Table`` (before it
-    has seen anything). False when the watcher has no table to replace (a fake without one)."""
-    table = getattr(watcher, "table", None)
-    if type(table) is not Table:
-        return False
-    watcher.table = InstructedTable(table.referee, resumed, computer, told)
-    return True

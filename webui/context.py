@@ -1,0 +1,89 @@
+"""What the web layer shares for one app: the companion it shows, its rendered states and preview JPEGs,
+the stream slots and the calibration desk. Kept in ``app.extensions`` and reached with ``web()``."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from flask import Response, current_app
+
+from thoughtwave.game import Companion
+from thoughtwave.webui.apierrors import ApiError
+from thoughtwave.webui.calibration_desk import CalibrationDesk
+from thoughtwave.webui.view import PreviewJpegs, StateMessages
+
+EXTENSION = "thoughtwave"
+
+
+class StreamSlots:
+    """A counter of open streams with a cap."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.open = 0
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        with self._lock:
+            if self.open >= self.cap:
+                return False
+            self.open += 1
+            return True
+
+    def give_back(self) -> None:
+        with self._lock:
+            self.open -= 1
+
+
+class _Stream:
+    """A streamed body that gives its slot back when the server closes it, even if never started."""
+
+    def __init__(self, chunks: Iterator[bytes], slots: StreamSlots) -> None:
+        self._chunks, self._slots, self._closed = chunks, slots, False
+
+    def __iter__(self) -> _Stream:
+        return self
+
+    def __next__(self) -> bytes:
+        return next(self._chunks)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            try:
+                self._chunks.close()  # type: ignore[attr-defined]
+            finally:
+                self._slots.give_back()
+
+
+@dataclass
+class WebContext:
+    """One app's shared state. Streams (SSE, MJPEG) each hold a server thread, so ``slots`` caps them below
+    the thread count: the control API is never starved by open displays."""
+
+    companion: Companion
+    slots: StreamSlots
+    desk: CalibrationDesk
+    preview_fps: float = 5.0
+    messages: StateMessages = field(default_factory=StateMessages)
+    jpegs: PreviewJpegs = field(default_factory=PreviewJpegs)
+
+    def state(self) -> dict:
+        """The companion's latest state as the display's JSON."""
+        return self.messages.state(self.companion.state())
+
+    def stream(self, chunks: Iterator[bytes], mimetype: str) -> Response:
+        """A streamed answer holding one of the slots (503 when none is free) until it is closed."""
+        if not self.slots.take():
+            raise ApiError(503, "too many open displays: try again shortly", retry_after=5)
+        response = Response(_Stream(chunks, self.slots), mimetype=mimetype, direct_passthrough=True)
+        response.headers["Cache-Control"] = "no-cache, no-store"
+        response.headers["X-Accel-Buffering"] = "no"
+        return response
+
+
+def web() -> WebContext:
+    """The shared state of the app handling this request."""
+    return current_app.extensions[EXTENSION]

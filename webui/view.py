@@ -1,0 +1,172 @@
+"""The view model: a published ``game.Snapshot`` as the JSON of ``/api/state`` and the Server-Sent Events
+(with the board as SVG), a stored game for its page, and the camera preview as JPEG.
+
+Each is made once per version and shared by every viewer (``StateMessages``, ``PreviewJpegs``), in the
+viewer's thread, never the camera's.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import cv2
+
+from thoughtwave.engine import Colour, GameRecord, Outcome, Verdict
+from thoughtwave.engine.pieces import KINDS
+from thoughtwave.game import GameRow, Snapshot, is_picture
+from thoughtwave.webui.boardsvg import board_svg
+
+#: The preview's width at most, and its JPEG quality.
+PREVIEW_WIDTH = 640
+JPEG_QUALITY = 70
+MOVE_FIELDS = ("n", "colour", "move", "verdict", "reason")
+
+
+def board_cells(verdicts: tuple[Verdict, ...] | list[Verdict]) -> tuple[dict[str, tuple[str, str]], str | None]:
+    """The pieces legally on the board (``{"E5": ("red", "ew")}``) and the last cell played (None: none)."""
+    cells: dict[str, tuple[str, str]] = {}
+    last = None
+    for v in verdicts:
+        if v.cell is not None and v.outcome is not Outcome.REJECTED:
+            last = str(v.cell)
+            if v.outcome is Outcome.LEGAL and v.colour and v.piece:
+                cells[str(v.cell)] = (v.colour.value, str(v.piece))
+    return cells, last
+
+
+def move_rows(verdicts: tuple[Verdict, ...] | list[Verdict]) -> list[dict]:
+    """The moves list of the display: the ``referee --moves`` fields a person reads."""
+    return [{k: v.to_json()[k] for k in MOVE_FIELDS} for v in verdicts]
+
+
+def analysis_json(snapshot: Snapshot) -> dict:
+    positions = snapshot.analysis
+    now = positions[-1]
+    threats = {c: sorted({m.cell for m in now.threats[c]}, key=lambda cell: cell.index) for c in Colour}
+    return {
+        "distance": {c.value: now.distance[c] for c in Colour},
+        "threats": {c.value: [str(cell) for cell in threats[c]] for c in Colour},
+        "history": [{"n": a.n, **{c.value: a.distance[c] for c in Colour}} for a in positions],
+    }
+
+
+def computer_json(snapshot: Snapshot) -> dict | None:
+    turn = snapshot.computer
+    if turn is None:
+        return None
+    told = turn.instruction
+    return {**turn.opponent.to_json(), "name": turn.opponent.name, "to_move": turn.to_move,
+            "thinking": turn.thinking, "instruction": told.to_json() if told else None, "error": turn.error}
+
+
+def render_state(snapshot: Snapshot) -> dict:
+    """The JSON of ``/api/state`` and of each Server-Sent Event."""
+    cells, last = board_cells(snapshot.verdicts)
+    wave = [str(c) for c in snapshot.wave]
+    flags = [{"kind": n.kind, "cell": str(n.cell) if n.cell else None, "message": n.message} for n in snapshot.notices]
+    flag_cells = {f["cell"]: f["kind"] for f in flags if f["cell"]}
+    rules = snapshot.rules
+    analysis = analysis_json(snapshot)
+    computer = computer_json(snapshot)
+    told = computer["instruction"] if computer else None
+    ghost = (told["cell"], told["colour"], told["piece"]) if told else None
+    return {
+        "game": snapshot.game.to_json(),
+        "next": snapshot.next.value if snapshot.next else None,
+        "winner": snapshot.winner.value if snapshot.winner else None,
+        "draw": snapshot.draw,
+        "result": snapshot.result,
+        "left": {c.value: {k.value: snapshot.left[c][k] for k in KINDS} for c in Colour},
+        "cells": {name: {"colour": colour, "piece": piece} for name, (colour, piece) in cells.items()},
+        "last": last,
+        "wave": wave,
+        "moves": move_rows(snapshot.verdicts),
+        "flags": flags,
+        "status": snapshot.status,
+        "camera": {"state": snapshot.camera.state, "message": snapshot.camera.message, "fps": snapshot.camera.fps,
+                   "retry_in": snapshot.camera.retry_in},
+        "sides": {c.value: rules.side_names(c) for c in Colour},
+        "rules": rules.to_json(),
+        "speech": snapshot.speech,
+        "seen": snapshot.seen,
+        "decided": snapshot.decided,
+        "frame_t": snapshot.frame_t,
+        "analysis": analysis,
+        "computer": computer,
+        "svg": board_svg(cells, last=last, wave=wave, flags=flag_cells, red_sides=rules.red_sides,
+                         threats=analysis["threats"], ghost=ghost),
+        "version": snapshot.version,
+    }
+
+
+def stored_game(row: GameRow, record: GameRecord) -> dict:
+    """A stored game for its page and ``/api/games/N``: ``moves``, ``svg``, ``result`` and ``cells``."""
+    referee = record.replay()
+    cells, _ = board_cells(referee.verdicts)
+    wave = [str(c) for c in referee.winning_wave()]
+    last = next((str(v.cell) for v in reversed(referee.verdicts) if v.cell), None)
+    svg = board_svg(cells, last=last, wave=wave, red_sides=row.rules.red_sides, title=f"Game {row.id}")
+    return {"moves": move_rows(referee.verdicts), "svg": svg, "result": referee.result,
+            "cells": {k: {"colour": c, "piece": p} for k, (c, p) in cells.items()}}
+
+
+class StateMessages:
+    """The state of each version, rendered once: as JSON and as one Server-Sent Event."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._version: int | None = None
+        self._state: dict = {}
+        self._event = b""
+
+    def _render(self, snapshot: Snapshot) -> None:
+        if self._version != snapshot.version:
+            state = render_state(snapshot)
+            self._version, self._state = snapshot.version, state
+            self._event = f"id: {snapshot.version}\ndata: {json.dumps(state)}\n\n".encode()
+
+    def state(self, snapshot: Snapshot) -> dict:
+        """The JSON of ``snapshot`` (shared: never change it)."""
+        with self._lock:
+            self._render(snapshot)
+            return self._state
+
+    def event(self, snapshot: Snapshot) -> bytes:
+        """``snapshot`` as one Server-Sent Event (``id`` is its version)."""
+        with self._lock:
+            self._render(snapshot)
+            return self._event
+
+
+def encode_preview(image: Any, width: int = PREVIEW_WIDTH, quality: int = JPEG_QUALITY) -> bytes | None:
+    """A JPEG of ``image`` at most ``width`` wide, or None when it is not a picture."""
+    if not is_picture(image):
+        return None
+    h, w = image.shape[:2]
+    if w > width:
+        image = cv2.resize(image, (width, max(1, round(h * width / w))), interpolation=cv2.INTER_AREA)
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return data.tobytes() if ok else None
+
+
+class PreviewJpegs:
+    """The companion's latest preview picture as JPEG, encoded once per picture however many watch."""
+
+    def __init__(self, width: int = PREVIEW_WIDTH, quality: int = JPEG_QUALITY) -> None:
+        self.width, self.quality = width, quality
+        self._lock = threading.Lock()
+        self._seq = -1
+        self._jpeg: bytes | None = None
+
+    def jpeg(self, seq: int, picture: Any) -> bytes | None:
+        """The JPEG of preview number ``seq`` (``picture``), or None when there is none."""
+        with self._lock:
+            if seq != self._seq:
+                self._seq, self._jpeg = seq, (None if picture is None else encode_preview(picture, self.width,
+                                                                                          self.quality))
+            return self._jpeg
+
+
+__all__ = ["PreviewJpegs", "StateMessages", "encode_preview", "render_state", "stored_game"]
