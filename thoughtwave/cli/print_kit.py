@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from thoughtwave.webui.errors import UsageError
+from thoughtwave.cli.errors import UsageError
 
 PAPERS = ("a4", "a3", "letter")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from thoughtwave.engine import Colour, Penalty, Rules
 from thoughtwave.engine.record import parse_inventory, read_headers, rules_from_headers
-from thoughtwave.webui.errors import UsageError
+from thoughtwave.cli.errors import UsageError
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:

@@ -6,8 +6,8 @@ import argparse
 import json
 
 from thoughtwave.engine import Cell, NotationError, Referee
-from thoughtwave.webui.errors import UsageError
-from thoughtwave.webui.rulesargs import add_rules_arguments, read_moves, rules_from_args
+from thoughtwave.cli.errors import UsageError
+from thoughtwave.cli.rulesargs import add_rules_arguments, read_moves, rules_from_args
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -10,7 +10,7 @@ import argparse
 import importlib
 import sys
 
-from thoughtwave.webui.errors import NotFound, UsageError
+from thoughtwave.cli.errors import NotFound, UsageError
 
 #: (command, module, one-line help), in the order ``--help`` lists them.
 COMMANDS: tuple[tuple[str, str, str], ...] = (

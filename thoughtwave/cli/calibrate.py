@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from thoughtwave.webui.errors import NotFound, UsageError
+from thoughtwave.cli.errors import NotFound, UsageError
 
 #: Frames taken from a live camera: the best one is used (the first ones may still be adjusting).
 CAMERA_FRAMES = 12
@@ -38,9 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def default_profile_path(args: argparse.Namespace) -> Path:
     """Where serve will look: ``--state-dir``'s profile.json, else the config's ``vision.profile``, else
     profile.json in the configured state directory (webui.profiles holds the rule)."""
-    from thoughtwave.webui.profiles import default_profile_path as resolve
+    from thoughtwave.cli.profiles import default_profile_path as resolve
     if not getattr(args, "state_dir", None):
-        from thoughtwave.webui.config import ConfigError, load_config
+        from thoughtwave.config import ConfigError, load_config
         try:
             load_config(Path(args.config) if getattr(args, "config", None) else None)
         except ConfigError as err:

@@ -11,7 +11,7 @@ import argparse
 import json
 from pathlib import Path
 
-from thoughtwave.webui.errors import NotFound, UsageError
+from thoughtwave.cli.errors import NotFound, UsageError
 
 #: Larger files are refused before decoding (a 12 MP JPEG is ~10 MB; a decoded bomb is the risk).
 MAX_IMAGE_BYTES = 64 * 1024 * 1024
@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from thoughtwave.vision.recognizer import Recognizer
-    from thoughtwave.webui.profiles import reader_profile_for
+    from thoughtwave.cli.profiles import reader_profile_for
 
     path = Path(args.image)
     try:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from thoughtwave.calibration.profile import FILE_NAME, ProfileError, load_profile, load_reader_profile
-from thoughtwave.webui.errors import UsageError
+from thoughtwave.cli.errors import UsageError
 
 
 def default_profile_path(state_dir: str | Path | None = None, config: str | Path | None = None) -> Path | None:
@@ -19,7 +19,7 @@ def default_profile_path(state_dir: str | Path | None = None, config: str | Path
     configuration cannot be read (the caller then reads with the defaults)."""
     if state_dir:
         return Path(state_dir) / FILE_NAME
-    from thoughtwave.webui.config import ConfigError, load_config
+    from thoughtwave.config import ConfigError, load_config
     try:
         loaded = load_config(Path(config) if config else None)
     except ConfigError:

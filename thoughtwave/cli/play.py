@@ -12,8 +12,8 @@ from pathlib import Path
 
 from thoughtwave.engine import KINDS, Cell, Colour, GameRecord, NotationError, Outcome, Referee
 from thoughtwave.engine.textboard import draw
-from thoughtwave.webui.errors import UsageError
-from thoughtwave.webui.rulesargs import add_rules_arguments, rules_from_args
+from thoughtwave.cli.errors import UsageError
+from thoughtwave.cli.rulesargs import add_rules_arguments, rules_from_args
 
 HELP = """Type a move as PIECE@CELL: the piece by its arms n, e, s, w (or X for the cross), e.g.
   ew@E5   a straight lying west-east on E5      nes@B2   a junction open to the north, east, south
