@@ -34,7 +34,7 @@ from thoughtwave.config import (
     rules_of,
 )
 from thoughtwave.engine import Colour, Penalty, Sides
-from thoughtwave.vision.sources import ImageDirSource
+from thoughtwave.vision.sources import CameraError, ImageDirSource
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "systemd" / "config.example.toml"
 ENV = {"HOME": "/home/player"}
@@ -357,6 +357,16 @@ def test_open_camera_opens_a_folder_of_images_at_the_rate_asked(tmp_path):
         source.close()
     assert [f.t for f in frames[:3]] == [0.0, 0.25, 0.5] and frames[3] is None
     assert int(frames[2].image[0, 0, 0]) == 80
+
+
+def test_open_camera_names_a_missing_usb_camera_and_opens_the_demo_at_the_size_asked():
+    with pytest.raises(CameraError):
+        open_camera(CameraSpec.parse("usb:97"))
+    demo = open_camera(CameraSpec.parse("demo"), fps=4.0, resolution=(320, 240))
+    try:
+        assert demo.fps == 4.0 and demo.read().image.shape == (240, 320, 3)
+    finally:
+        demo.close()
 
 
 # --- the rules and the profile ------------------------------------------------------------------

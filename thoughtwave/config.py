@@ -124,15 +124,16 @@ def open_camera(spec: CameraSpec, fps: float | None = None, resolution: tuple[in
     the file's), the Pi camera and the demo camera; left out, each source's own default applies.
     """
     size = spec.resolution or resolution
-    given = {name: value for name, value in (("fps", fps), ("resolution", size)) if value}
+    rate = {"fps": fps} if fps else {}             # what is not given, each source defaults itself
+    shape = {"resolution": size} if size else {}
     if spec.kind is CameraKind.PI:
-        return PiSource(**given)
+        return PiSource(**shape, **rate)
     if spec.kind is CameraKind.USB:
-        return UsbSource(spec.device or 0, **{k: v for k, v in given.items() if k == "resolution"})
+        return UsbSource(spec.device or 0, **shape)
     if spec.kind is CameraKind.FILE:
         return VideoSource(spec.path, fps or None)
     if spec.kind is CameraKind.DIR:
-        return ImageDirSource(spec.path, **{k: v for k, v in given.items() if k == "fps"})
+        return ImageDirSource(spec.path, **rate)
     # The demo camera is on its way out of vision/ (to the synthetic camera's package); until it lands,
     # the string seam finds it wherever it lives.
     return open_source(str(spec), fps=fps, resolution=size)
