@@ -100,7 +100,7 @@ def start_subprocess(state_dir: Path, fps: float, resolution: str, camera: str) 
     width, height = resolution.lower().split("x")
     config.write_text(f'state_dir = "{state_dir}"\n[camera]\nsource = "{camera}"\nfps = {fps}\n'
                       f'resolution = [{int(width)}, {int(height)}]\n[display]\nspeech = false\n')
-    process = subprocess.Popen([sys.executable, "-m", "thoughtwave.webui.cli", "serve", "--port", "0",
+    process = subprocess.Popen([sys.executable, "-m", "thoughtwave.cli", "serve", "--port", "0",
                                 "--config", str(config)], cwd=ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, text=True)
     for line in process.stdout:

@@ -187,7 +187,7 @@ def memory_line(seed: int) -> list[str]:
         image = Path(tmp) / "frame.jpg"
         cv2.imwrite(str(image), frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
         result = subprocess.run([sys.executable, "-I", "-S", "-c", _LAUNCHER, sys.executable, "-m",
-                                 "thoughtwave.webui.cli", "recognize", str(image)],
+                                 "thoughtwave.cli", "recognize", str(image)],
                                 cwd=ROOT, capture_output=True, text=True, check=False)
     code, peak_kb = (int(v) for v in result.stdout.split())
     return ["### Memory", "",

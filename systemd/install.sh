@@ -305,7 +305,7 @@ fi
 if [[ -e "$CONFIG" ]]; then
     say "$CONFIG exists: kept as it is"
     if (( ! DRY_RUN )); then
-        "$VENV/bin/python" -c 'import sys; from pathlib import Path; from thoughtwave.webui.config import load_config
+        "$VENV/bin/python" -c 'import sys; from pathlib import Path; from thoughtwave.config import load_config
 load_config(Path(sys.argv[1]))' "$CONFIG" || die "fix $CONFIG (the line above names the key), then run this again"
     fi
     system chown "root:$SERVICE_USER" "$CONFIG"
@@ -328,7 +328,7 @@ fi
 url="http://127.0.0.1:8080/"
 if (( ! DRY_RUN )); then
     url="$("$VENV/bin/python" -c 'import ipaddress, sys; from pathlib import Path
-from thoughtwave.webui.config import load_config
+from thoughtwave.config import load_config
 server = load_config(Path(sys.argv[1])).server
 host = server.host
 try:

@@ -6,11 +6,11 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from thoughtwave.cli import main
 from thoughtwave.engine import CELLS, KINDS, Colour, Move, Outcome, Penalty, Piece, Referee, Rules
 from thoughtwave.engine.ai import Computer, chooser, greedy_move, random_move, win_estimate
 from thoughtwave.engine.analysis import distance, placeable_count, threats
 from thoughtwave.engine.board import piece_bits
-from thoughtwave.webui.cli import main
 
 BLACK_QUIET = [f"ns@{c}1" for c in "ACEGI"] + [f"ne@{c}10" for c in "ACEGI"]
 

@@ -14,6 +14,7 @@ from serving import serving
 
 from thoughtwave.calibration.checks import BLACK_SAMPLE, RED_SAMPLE
 from thoughtwave.calibration.profile import FILE_NAME, load_profile
+from thoughtwave.config import Config
 from thoughtwave.engine import Colour, Piece, Rules
 from thoughtwave.game import Companion, ScriptedGame, Settings, Store, vision_watcher_factory
 from thoughtwave.synth import Printing, Scene, TileLay, cast_gains, render
@@ -22,7 +23,6 @@ from thoughtwave.vision.tiles import ColourModel
 from thoughtwave.vision.watch import Watcher
 from thoughtwave.webui.app import create_app, load_secret_key
 from thoughtwave.webui.calibration_desk import CalibrationDesk
-from thoughtwave.webui.config import Config
 
 PIN = "2468"
 SAMPLES = {RED_SAMPLE: (Colour.RED, Piece.parse("ew")), BLACK_SAMPLE: (Colour.BLACK, Piece.parse("ns"))}

@@ -11,11 +11,11 @@ import pytest
 from thoughtwave.calibration.calibrate import calibrate_image
 from thoughtwave.calibration.checks import BLACK_SAMPLE, RED_SAMPLE
 from thoughtwave.calibration.profile import ProfileError, load_profile, load_reader_profile, save_profile
+from thoughtwave.cli import main
 from thoughtwave.engine import Cell, Colour, Piece
 from thoughtwave.synth import Optics, Printing, Scene, TileLay, cast_gains, random_position, render
 from thoughtwave.vision.finder import BoardFinder
 from thoughtwave.vision.tiles import ColourModel, TileReader
-from thoughtwave.webui.cli import main
 
 SAMPLES = {RED_SAMPLE: (Colour.RED, Piece.parse("ew")), BLACK_SAMPLE: (Colour.BLACK, Piece.parse("ns"))}
 
@@ -153,3 +153,27 @@ def test_calibrate_command_writes_the_profile_and_refuses_bad_input(setup, tmp_p
     notimage.write_text("hello")
     assert main(["calibrate", "--image", str(notimage)]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_calibrate_writes_where_serve_reads_the_profile(setup, tmp_path, capsys):
+    # One rule (thoughtwave.config's Config.profile_path): [vision] profile, else profile.json in the state
+    # directory, --state-dir over the configured one.
+    scene, _ = setup
+    photo = tmp_path / "board.png"
+    cv2.imwrite(str(photo), render(with_tiles(scene, SAMPLES))[0])
+    plain = tmp_path / "plain.toml"
+    plain.write_text(f'state_dir = "{tmp_path / "state"}"\n')
+    assert main(["calibrate", "--image", str(photo), "--config", str(plain)]) == 0
+    assert load_profile(tmp_path / "state" / "profile.json").cell_px > 0
+    assert main(["calibrate", "--image", str(photo), "--config", str(plain), "--state-dir", str(tmp_path / "s2")]) == 0
+    assert (tmp_path / "s2" / "profile.json").is_file()
+    configured = tmp_path / "configured.toml"
+    configured.write_text(f'[vision]\nprofile = "{tmp_path / "kept.json"}"\n')
+    assert main(["calibrate", "--image", str(photo), "--config", str(configured), "--state-dir", str(tmp_path)]) == 0
+    assert (tmp_path / "kept.json").is_file() and not (tmp_path / "profile.json").exists()
+    capsys.readouterr()
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[vision]\nprofile = 3\n")
+    assert main(["calibrate", "--image", str(photo), "--config", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "[vision] profile: must be a string" in err

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from thoughtwave.cli import main
 from thoughtwave.engine import GameRecord, Outcome
-from thoughtwave.webui.cli import main
 
 STANDARD = {"terminator": 1, "bend": 10, "straight": 5, "junction": 6, "cross": 2}
 KEYS = ["n", "colour", "move", "verdict", "reason", "next", "winner", "draw", "left"]

@@ -375,7 +375,7 @@ def test_the_real_watcher_takes_garbage_frames_and_the_board_lost_flag_shows(run
     (["--demo", "--camera", "usb:0"], "not allowed"),
 ])
 def test_serve_refuses_bad_arguments_with_one_line_and_exit_2(tmp_path, capsys, argv, words):
-    from thoughtwave.webui.cli import main
+    from thoughtwave.cli import main
 
     assert main(["serve", "--state-dir", str(tmp_path), *argv]) == 2
     err = capsys.readouterr().err

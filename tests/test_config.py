@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import doctest
 import re
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from thoughtwave.engine import Colour, Penalty
-from thoughtwave.webui import config as config_module
-from thoughtwave.webui.config import (
+from thoughtwave import config as config_module
+from thoughtwave import configvalues
+from thoughtwave.config import (
+    DEFAULT_STABLE_SECONDS,
     KEYS,
     CameraConfig,
+    CameraKind,
+    CameraSpec,
     Config,
     ConfigError,
     DisplayConfig,
@@ -23,8 +29,12 @@ from thoughtwave.webui.config import (
     default_state_dir,
     describe_keys,
     load_config,
+    open_camera,
+    parse_document,
     rules_of,
 )
+from thoughtwave.engine import Colour, Penalty, Sides
+from thoughtwave.vision.sources import CameraError, ImageDirSource
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "systemd" / "config.example.toml"
 ENV = {"HOME": "/home/player"}
@@ -46,21 +56,20 @@ def error_of(tmp_path: Path, text: str) -> str:
 
 # --- defaults ---------------------------------------------------------------------------------
 
-def test_no_file_anywhere_gives_every_default(tmp_path, monkeypatch):
-    monkeypatch.setattr(config_module, "DEFAULT_CONFIG_PATH", tmp_path / "absent.toml")
-    config = load_config(None, environ=ENV)
+def test_no_file_anywhere_gives_every_default(tmp_path):
+    config = load_config(None, environ=ENV, default=tmp_path / "absent.toml")
     assert config == Config(state_dir=Path("/home/player/.local/state/thoughtwave"))
     assert config.camera == CameraConfig(source="demo", resolution=(1280, 960), fps=10.0)
     assert config.server == ServerConfig(host="127.0.0.1", port=8080, pin=None, threads=8)
-    assert config.rules == RulesConfig(illegal_penalty="skip-turn", red_sides="WE", first="red")
+    assert config.rules == RulesConfig(illegal_penalty="skip-turn", red_sides=Sides.WE, first="red")
     assert config.vision == VisionConfig(stable_seconds=0.4, hand_warning_seconds=10.0, profile=None)
+    assert DEFAULT_STABLE_SECONDS == 0.4
     assert config.display == DisplayConfig(speech=True)
 
 
-def test_no_path_reads_the_default_file_when_it_exists(tmp_path, monkeypatch):
+def test_no_path_reads_the_default_file_when_it_exists(tmp_path):
     default = write(tmp_path, "[server]\nport = 9000\n")
-    monkeypatch.setattr(config_module, "DEFAULT_CONFIG_PATH", default)
-    assert load_config(environ=ENV).server.port == 9000
+    assert load_config(environ=ENV, default=default).server.port == 9000
 
 
 def test_an_empty_file_is_all_defaults(tmp_path):
@@ -114,7 +123,8 @@ speech = false
     assert config.camera == CameraConfig(source="usb:1", resolution=(640, 480), fps=15.0)
     assert isinstance(config.camera.fps, float)
     assert config.server == ServerConfig(host="0.0.0.0", port=8888, pin="0042", threads=8)
-    assert config.rules == RulesConfig(illegal_penalty="forfeit", red_sides="NS", first="black")
+    assert config.rules == RulesConfig(illegal_penalty="forfeit", red_sides=Sides.NS, first="black")
+    assert config.rules.red_sides is Sides.NS
     assert config.state_dir == tmp_path / "games"          # relative to the config file
     assert config.vision.profile == tmp_path / "games" / "calibration" / "profile.json"  # inside state_dir
     assert config.vision.stable_seconds == 0.25 and config.vision.hand_warning_seconds == 30.0
@@ -144,7 +154,7 @@ def test_rules_of_gives_the_engine_rules(tmp_path):
                                          'first = "black"\n'), environ=ENV)
     rules = rules_of(config)
     assert rules.penalty is Penalty.RETRY
-    assert rules.red_sides == "NS"
+    assert rules.red_sides is Sides.NS
     assert rules.first is Colour.BLACK
     assert rules_of(Config(state_dir=Path("/s"))).penalty is Penalty.SKIP_TURN
 
@@ -255,7 +265,7 @@ def test_any_value_for_any_key_is_accepted_or_named_never_a_crash(value):
     for key in KEYS:
         document = {key.name: value} if not key.section else {key.section: {key.name: value}}
         try:
-            config_module._parse(document, "config.toml")
+            parse_document(document, "config.toml")
         except ConfigError as err:
             assert f"{key.name}" in str(err)
 
@@ -304,3 +314,79 @@ def test_describe_keys_lists_every_key_with_its_default():
     assert table["server.pin"][0] == "(unset)"
     assert table["vision.stable_seconds"][0] == "0.4"
     assert all(meaning for _, meaning in table.values())
+
+
+# --- the camera spec ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "parsed", "canonical"), [
+    ("demo", CameraSpec(CameraKind.DEMO), "demo"),
+    (" PI ", CameraSpec(CameraKind.PI), "pi"),
+    ("pi@640x480", CameraSpec(CameraKind.PI, resolution=(640, 480)), "pi@640x480"),
+    ("usb:12", CameraSpec(CameraKind.USB, device=12), "usb:12"),
+    ("USB:0@1920X1080", CameraSpec(CameraKind.USB, device=0, resolution=(1920, 1080)), "usb:0@1920x1080"),
+    ("file:game.mp4", CameraSpec(CameraKind.FILE, path=Path("game.mp4")), "file:game.mp4"),
+    ("Dir:/srv/frames", CameraSpec(CameraKind.DIR, path=Path("/srv/frames")), "dir:/srv/frames"),
+])
+def test_a_camera_spec_is_parsed_into_its_parts_and_prints_back(text, parsed, canonical):
+    assert CameraSpec.parse(text) == parsed
+    assert str(parsed) == canonical and CameraSpec.parse(canonical) == parsed
+
+
+@pytest.mark.parametrize("text", ["webcam", "usb:x", "usb:", "file:", "dir: ", "pi@0x480", "demo@640x480", "pi:1", ""])
+def test_a_spec_that_names_no_camera_is_refused_with_the_forms(text):
+    with pytest.raises(ValueError, match="must be demo, pi, usb:N, file:PATH or dir:PATH"):
+        CameraSpec.parse(text)
+
+
+def test_the_configured_source_is_kept_as_written_and_parsed_once(tmp_path):
+    camera = load_config(write(tmp_path, '[camera]\nsource = "USB:2@800x600"\n'), environ=ENV).camera
+    assert camera.source == "USB:2@800x600"
+    assert camera.spec == CameraSpec(CameraKind.USB, device=2, resolution=(800, 600))
+    with pytest.raises(ValueError):
+        CameraConfig(source="webcam")
+
+
+def test_open_camera_opens_a_folder_of_images_at_the_rate_asked(tmp_path):
+    for n in range(3):
+        cv2.imwrite(str(tmp_path / f"{n:02d}.png"), np.full((48, 64, 3), 40 * n, np.uint8))
+    source = open_camera(CameraSpec.parse(f"dir:{tmp_path}"), fps=4.0)
+    try:
+        assert isinstance(source, ImageDirSource)
+        frames = [source.read() for _ in range(4)]
+    finally:
+        source.close()
+    assert [f.t for f in frames[:3]] == [0.0, 0.25, 0.5] and frames[3] is None
+    assert int(frames[2].image[0, 0, 0]) == 80
+
+
+def test_open_camera_names_a_missing_usb_camera_and_opens_the_demo_at_the_size_asked():
+    with pytest.raises(CameraError):
+        open_camera(CameraSpec.parse("usb:97"))
+    demo = open_camera(CameraSpec.parse("demo"), fps=4.0, resolution=(320, 240))
+    try:
+        assert demo.fps == 4.0 and demo.read().image.shape == (240, 320, 3)
+    finally:
+        demo.close()
+
+
+# --- the rules and the profile ------------------------------------------------------------------
+
+@pytest.mark.parametrize("written", ["ns", "SN", " NS "])
+def test_red_sides_are_the_engines_sides(tmp_path, written):
+    config = load_config(write(tmp_path, f'[rules]\nred_sides = "{written}"\n'), environ=ENV)
+    assert config.rules.red_sides is Sides.NS and rules_of(config).red_sides is Sides.NS
+
+
+def test_the_profile_is_the_configured_one_else_profile_json_in_the_state_dir(tmp_path):
+    plain = load_config(write(tmp_path, 'state_dir = "games"\n'), environ=ENV)
+    assert plain.profile_path == tmp_path / "games" / "profile.json"
+    moved = plain.with_state_dir(tmp_path / "elsewhere" / ".." / "other")
+    assert moved.state_dir == tmp_path / "other" and moved.profile_path == tmp_path / "other" / "profile.json"
+    configured = load_config(write(tmp_path, '[vision]\nprofile = "/etc/tw/p.json"\n'), environ=ENV)
+    assert configured.profile_path == configured.with_state_dir(tmp_path).profile_path == Path("/etc/tw/p.json")
+
+
+@pytest.mark.parametrize("module", [config_module, configvalues])
+def test_the_docstring_examples_pass(module):
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, verbose=False)
+    assert result.attempted > 0 and result.failed == 0

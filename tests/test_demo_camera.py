@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from thoughtwave.cameras import open_camera
+from thoughtwave.config import CameraSpec, open_camera
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.pieces import Colour
 from thoughtwave.engine.referee import Referee
@@ -161,7 +161,7 @@ def test_realtime_paces_reads_to_the_frame_rate() -> None:
 def test_it_is_a_frame_source_and_open_camera_finds_it() -> None:
     camera = DemoCamera(fps=3.0, realtime=False, resolution=TINY)
     assert isinstance(camera, FrameSource) and camera.fps == 3.0
-    opened = open_camera(" Demo ", fps=4.0, resolution=TINY)
+    opened = open_camera(CameraSpec.parse(" Demo "), fps=4.0, resolution=TINY)
     assert isinstance(opened, DemoCamera) and opened.fps == 4.0 and opened.resolution == TINY
     opened.close()
 

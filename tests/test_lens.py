@@ -28,6 +28,7 @@ from thoughtwave.calibration.lens import (
     sheet_size_mm,
 )
 from thoughtwave.calibration.profile import load_profile
+from thoughtwave.cli import main
 from thoughtwave.engine import Cell, Sides
 from thoughtwave.kit import PAPER_MM, SHEET_QUIET_MM, sheet_image
 from thoughtwave.synth import Camera, Scene, TileLay, random_position, render, undistorted
@@ -35,7 +36,6 @@ from thoughtwave.vision.artwork import BoardLayout, board_image
 from thoughtwave.vision.finder import BoardFinder
 from thoughtwave.vision.recognizer import lens_of
 from thoughtwave.vision.tiles import TileReader
-from thoughtwave.webui.cli import main
 
 #: A wide Pi-like lens: ~66 degrees across, strong barrel distortion.
 LENS = Camera(resolution=(960, 720), fov_deg=66.0, k1=-0.2, k2=0.04)

@@ -9,6 +9,7 @@ import pytest
 from pdfpages import pdf_pages
 from PIL import Image
 
+from thoughtwave.cli import main
 from thoughtwave.engine.pieces import ALL_PIECES, KINDS, START_INVENTORY, Colour
 from thoughtwave.kit import (
     GLUE_MM,
@@ -20,7 +21,6 @@ from thoughtwave.kit import (
     write_pdf,
 )
 from thoughtwave.vision.artwork import ARUCO_DICTIONARY, PAPER_BGR, BoardLayout
-from thoughtwave.webui.cli import main
 
 PT = 72 / 25.4  # points per mm
 

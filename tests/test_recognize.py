@@ -7,10 +7,10 @@ import cv2
 import numpy as np
 import pytest
 
+from thoughtwave.cli import main
 from thoughtwave.synth import Camera, Scene, render
 from thoughtwave.vision.reading import CellState
 from thoughtwave.vision.recognizer import Recognizer
-from thoughtwave.webui.cli import main
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,10 @@ import cv2
 import numpy as np
 import pytest
 
+from thoughtwave.cli import main
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import Colour, Piece
 from thoughtwave.vision.reading import BoardReading, CellReading
-from thoughtwave.webui.cli import main
 
 # ---- the command's wiring, with a stand-in reader: each frame's image says which tiles lie where ----
 #: frame images are 8x8; pixel (0, c) non-zero means the tile TILES[c] is on the board, pixel (1, 0) a hand
@@ -140,7 +140,7 @@ def test_a_damaged_profile_in_the_state_directory_is_reported_and_the_defaults_a
                                                                                          monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     monkeypatch.delenv("STATE_DIRECTORY", raising=False)
-    monkeypatch.setattr("thoughtwave.webui.config.DEFAULT_CONFIG_PATH", tmp_path / "no-config.toml")
+    monkeypatch.setattr("thoughtwave.config.DEFAULT_CONFIG_PATH", tmp_path / "no-config.toml")
     (tmp_path / "state" / "thoughtwave").mkdir(parents=True)
     (tmp_path / "state" / "thoughtwave" / "profile.json").write_text('{"kind": "thoughtwave-calibration", "vers')
     _write_frames(tmp_path / "game", [(set(), False)])

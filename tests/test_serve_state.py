@@ -14,7 +14,7 @@ def first_line_of_serve(tmp_path: Path, *args: str) -> str:
     env.pop("STATE_DIRECTORY", None)
     config = tmp_path / "config.toml"
     config.write_text("")
-    proc = subprocess.Popen([sys.executable, "-m", "thoughtwave.webui.cli", "serve", "--port", "0",
+    proc = subprocess.Popen([sys.executable, "-m", "thoughtwave.cli", "serve", "--port", "0",
                              "--config", str(config), *args],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     try:

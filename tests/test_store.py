@@ -142,7 +142,7 @@ def test_actions_are_committed_when_add_returns(tmp_path):
 
 def _start_serve(state_dir: Path, script: Path, step: float) -> tuple[subprocess.Popen, str]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "thoughtwave.webui.cli", "serve", "--moves", str(script), "--move-seconds", str(step),
+        [sys.executable, "-m", "thoughtwave.cli", "serve", "--moves", str(script), "--move-seconds", str(step),
          "--port", "0", "--state-dir", str(state_dir)],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=Path(__file__).parent.parent)
     deadline = time.monotonic() + 20

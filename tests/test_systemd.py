@@ -383,7 +383,7 @@ def run_staged(tmp_path: Path, root: Path, *args: str) -> tuple[subprocess.Compl
 
 
 def test_install_writes_a_valid_config_with_a_fresh_pin_and_a_second_run_changes_nothing(tmp_path):
-    from thoughtwave.webui.config import load_config
+    from thoughtwave.config import load_config
 
     root, pip_log = staged_root(tmp_path)
     first, system_calls = run_staged(tmp_path, root, "--kiosk")

@@ -1,10 +1,10 @@
 """Camera sources: where frames come from (a folder of images, a video file, a USB camera, the Pi camera).
 
 Every source gives ``Frame``s (index, time in seconds, BGR image) through ``read()`` until it returns
-None, and is closed with ``close()``. ``open_source("usb:0")`` picks one from a spec string. The Pi
+None, and is closed with ``close()``. ``thoughtwave.config.open_camera`` picks one from a parsed camera spec. The Pi
 camera's ``picamera2`` is imported inside ``PiSource`` only, so everything else runs on any machine.
 
->>> source = open_source("dir:frames")          # doctest: +SKIP
+>>> source = ImageDirSource("frames")          # doctest: +SKIP
 >>> while (frame := source.read()) is not None:  # doctest: +SKIP
 ...     print(frame.index, frame.t, frame.image.shape)
 """
@@ -32,18 +32,6 @@ DEFAULT_RESOLUTION = (1280, 960)
 
 class CameraError(Exception):
     """A source cannot be opened or has stopped giving frames; the message says what to do."""
-
-
-#: The spec forms ``open_source`` opens, as the user is told them.
-SPEC_FORMS: tuple[str, ...] = ("pi", "usb:N", "file:PATH", "dir:PATH")
-
-
-class UnknownSpecError(CameraError):
-    """``spec`` is none of ``forms`` (a caller that opens more kinds passes its own list)."""
-
-    def __init__(self, spec: str, forms: tuple[str, ...] = SPEC_FORMS) -> None:
-        self.spec = spec
-        super().__init__(f"{spec!r} is not a camera: use {', '.join(forms[:-1])} or {forms[-1]}")
 
 
 @dataclass(frozen=True)
@@ -224,39 +212,3 @@ class PiSource:
                 self._camera.close()
             finally:
                 self._camera = None
-
-
-def _parse_resolution(text: str) -> tuple[int, int]:
-    try:
-        width, height = (int(x) for x in text.lower().split("x"))
-    except ValueError:
-        raise CameraError(f"{text!r} is not a resolution: write it as WIDTHxHEIGHT, e.g. 1280x960") from None
-    if width <= 0 or height <= 0:
-        raise CameraError(f"{text!r} is not a resolution")
-    return width, height
-
-
-def open_source(spec: str, fps: float | None = None, resolution: tuple[int, int] | None = None) -> FrameSource:
-    """The source a spec names: ``pi``, ``usb:N``, ``file:PATH`` or ``dir:PATH`` (UnknownSpecError otherwise;
-    ``thoughtwave.cameras.open_camera`` also opens the demo camera).
-
-    ``pi`` and ``usb:N`` take an optional ``@WIDTHxHEIGHT`` suffix (``usb:0@640x480``). ``fps`` sets
-    the frame rate of a directory (default 10) and a video (default: the file's).
-    """
-    spec = spec.strip()
-    if spec.lower().startswith(("pi", "usb")) and "@" in spec:
-        spec, _, size = spec.partition("@")
-        resolution = _parse_resolution(size)
-    kind, _, rest = spec.partition(":")
-    kind = kind.lower()
-    if kind == "pi" and not rest:
-        return PiSource(resolution or DEFAULT_RESOLUTION, fps or 10.0)
-    if kind == "usb":
-        if not rest.strip().isdigit():
-            raise CameraError(f"{spec!r}: give the camera's number, e.g. usb:0")
-        return UsbSource(int(rest), resolution or DEFAULT_RESOLUTION)
-    if kind == "file" and rest:
-        return VideoSource(rest, fps)
-    if kind == "dir" and rest:
-        return ImageDirSource(rest, fps or 10.0)
-    raise UnknownSpecError(spec)

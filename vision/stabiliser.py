@@ -53,6 +53,8 @@ SETTLING = "settling"
 STEADY = "steady"
 
 SIGNATURE_SIZE = 40
+#: Seconds the board must hold still before a change counts (``[vision] stable_seconds``'s default).
+STABLE_SECONDS = 0.4
 _EPS = 1e-6   # frame times are sums of 1/fps: 3.4 - 3.0 must count as 0.4 seconds
 
 
@@ -115,7 +117,7 @@ class Stabiliser:
     ``unreadable_seconds`` while it still sometimes reads that way; otherwise it is unreadable.
     """
 
-    def __init__(self, stable_seconds: float = 0.4, unreadable_seconds: float | None = None,
+    def __init__(self, stable_seconds: float = STABLE_SECONDS, unreadable_seconds: float | None = None,
                  motion_threshold: float = 0.15, many_unreadable: int = 4, agreement: float = 0.8,
                  blind_patience: float = 8.0, occluded_min: int = 3, window_seconds: float | None = None,
                  min_share: float = 0.2) -> None:

@@ -29,7 +29,15 @@ from thoughtwave.engine.table import Table
 from thoughtwave.vision.events import BoardChange, BoardSeen, Event, HandOver, from_table
 from thoughtwave.vision.reading import BoardReading, CellState
 from thoughtwave.vision.sources import Frame
-from thoughtwave.vision.stabiliser import HAND, SIGNATURE_SIZE, STEADY, Stabiliser, StableBoard, board_signature
+from thoughtwave.vision.stabiliser import (
+    HAND,
+    SIGNATURE_SIZE,
+    STABLE_SECONDS,
+    STEADY,
+    Stabiliser,
+    StableBoard,
+    board_signature,
+)
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +67,7 @@ class Watcher:
     table rules on all of them in a legal order. After that long they are ruled without it.
     """
 
-    def __init__(self, rules: Rules | None = None, profile: Any = None, stable_seconds: float = 0.4,
+    def __init__(self, rules: Rules | None = None, profile: Any = None, stable_seconds: float = STABLE_SECONDS,
                  referee: Referee | None = None, resumed: bool | None = None, *, reader: Reader | None = None,
                  keep_overlay: bool = True, lost_seconds: float = 1.0, hold_seconds: float = 10.0,
                  table: Table | None = None) -> None:

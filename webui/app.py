@@ -14,11 +14,11 @@ from pathlib import Path
 
 from flask import Flask
 
+from thoughtwave.config import Config
 from thoughtwave.game import Companion
 from thoughtwave.webui import api, apierrors, auth, calibrate_page, control, games, live
 from thoughtwave.webui.auth import PinLimiter
 from thoughtwave.webui.calibration_desk import CalibrationDesk, desk_for
-from thoughtwave.webui.config import Config
 from thoughtwave.webui.context import EXTENSION, StreamSlots, WebContext
 
 #: Server threads kept for pages and control: streams get the rest.

@@ -24,8 +24,8 @@ import numpy as np
 from thoughtwave.calibration.calibrate import Calibration, calibrate_frames
 from thoughtwave.calibration.lens import LensModel
 from thoughtwave.calibration.profile import FILE_NAME, CheckResult, Profile, ProfileError, load_profile
+from thoughtwave.config import Config, VisionConfig
 from thoughtwave.webui.apierrors import ApiError
-from thoughtwave.webui.config import Config, VisionConfig
 
 #: A checked profile older than this is not saved: the camera or the light may have moved since.
 CANDIDATE_SECONDS = 15 * 60
@@ -202,7 +202,7 @@ def _with_lens_checks(result: Calibration, judged: CheckResult | None, note: Che
 
 
 def desk_for(config: Config | None) -> CalibrationDesk:
-    """The desk for an app serving with ``config`` (``webui.config.Config``, with the state directory serve
+    """The desk for an app serving with ``config`` (``thoughtwave.config.Config``, with the state directory serve
     uses): where the profile lives and how long the board must hold still."""
     stable = config.vision.stable_seconds if config is not None else VisionConfig().stable_seconds
     return CalibrationDesk(profile_path_of(config), stable)

@@ -5,9 +5,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
-from thoughtwave.webui.errors import NotFound, UsageError
+import cv2
+import numpy as np
+
+from thoughtwave.calibration.calibrate import calibrate_frames
+from thoughtwave.calibration.lens import LensError, LensModel, SheetNotSeen, ViewCollector, calibrate_lens
+from thoughtwave.calibration.profile import save_profile
+from thoughtwave.cli.errors import NotFound, UsageError
+from thoughtwave.cli.profiles import load_config_or_usage
+from thoughtwave.config import CameraSpec, open_camera
+from thoughtwave.vision.sources import CameraError, FrameSource
 
 #: Frames taken from a live camera: the best one is used (the first ones may still be adjusting).
 CAMERA_FRAMES = 12
@@ -36,32 +46,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def default_profile_path(args: argparse.Namespace) -> Path:
-    """Where serve will look: ``--state-dir``'s profile.json, else the config's ``vision.profile``, else
-    profile.json in the configured state directory (webui.profiles holds the rule)."""
-    from thoughtwave.webui.profiles import default_profile_path as resolve
-    if not getattr(args, "state_dir", None):
-        from thoughtwave.webui.config import ConfigError, load_config
-        try:
-            load_config(Path(args.config) if getattr(args, "config", None) else None)
-        except ConfigError as err:
-            raise UsageError(str(err)) from None
-    path = resolve(getattr(args, "state_dir", None), getattr(args, "config", None))
-    assert path is not None  # the configuration was readable
-    return path
+    """Where serve will look: the configuration's ``profile_path`` (``[vision] profile``, else profile.json
+    in the state directory, ``--state-dir`` over the configured one)."""
+    return load_config_or_usage(args.config, args.state_dir).profile_path
 
 
-def _frames(args: argparse.Namespace) -> list:
-    import cv2
+def _open(spec: str) -> FrameSource:
+    """The camera ``spec`` names, opened; bad input (UsageError) when it names none or will not open."""
+    try:
+        return open_camera(CameraSpec.parse(spec))
+    except (CameraError, ValueError, OSError) as err:
+        raise UsageError(f"cannot open camera {spec}: {err}") from None
+
+
+def _frames(args: argparse.Namespace) -> list[np.ndarray]:
     if args.image:
         image = cv2.imread(args.image, cv2.IMREAD_COLOR)
         if image is None:
             raise UsageError(f"cannot read {args.image} as an image")
         return [image]
-    from thoughtwave.cameras import CameraError, open_camera
-    try:
-        source = open_camera(args.camera)
-    except (CameraError, ValueError, OSError) as err:
-        raise UsageError(f"cannot open camera {args.camera}: {err}") from None
+    source = _open(args.camera)
     frames = []
     try:
         for _ in range(CAMERA_FRAMES):
@@ -78,17 +82,11 @@ def _frames(args: argparse.Namespace) -> list:
     return frames
 
 
-def _lens_views(spec: str, seconds: float) -> list:
+def _lens_views(spec: str, seconds: float) -> list[np.ndarray]:
     """Frames of the lens sheet picked from a camera over ``seconds`` (by the frames' own clock)."""
-    from thoughtwave.calibration.lens import ViewCollector
-    from thoughtwave.cameras import CameraError, open_camera
-
     if not 0 < seconds <= 600:  # also refuses NaN
         raise UsageError(f"--lens-seconds {seconds:g} is outside 0..600")
-    try:
-        source = open_camera(spec)
-    except (CameraError, ValueError, OSError) as err:
-        raise UsageError(f"cannot open camera {spec}: {err}") from None
+    source = _open(spec)
     collector = ViewCollector()
     print(f"lens: the board's pictures are taken; now move the lens sheet in front of the camera for {seconds:g} s: "
           "tilted, near the edges and corners of the picture, still for a moment each time",
@@ -104,16 +102,13 @@ def _lens_views(spec: str, seconds: float) -> list:
     return collector.views
 
 
-def _lens(args: argparse.Namespace):
+def _lens(args: argparse.Namespace) -> LensModel | None:
     """The lens model from the sheet photos or camera, or None without them."""
-    files, spec = getattr(args, "lens_images", None), getattr(args, "lens_camera", None)
+    files, spec = args.lens_images, args.lens_camera
     if not files and not spec:
         return None
-    import cv2
 
-    from thoughtwave.calibration.lens import LensError, SheetNotSeen, calibrate_lens
-
-    def pictures():
+    def pictures() -> Iterator[np.ndarray]:
         for name in files:
             image = cv2.imread(name, cv2.IMREAD_COLOR)
             if image is None:
@@ -129,9 +124,6 @@ def _lens(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from thoughtwave.calibration.calibrate import calibrate_frames
-    from thoughtwave.calibration.profile import save_profile
-
     out = Path(args.out) if args.out else default_profile_path(args)
     frames = _frames(args)
     lens = _lens(args)

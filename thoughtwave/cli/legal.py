@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
+from thoughtwave.cli.errors import UsageError
+from thoughtwave.cli.rulesargs import add_rules_arguments, read_moves, rules_from_args
 from thoughtwave.engine import Cell, NotationError, Referee
-from thoughtwave.webui.errors import UsageError
-from thoughtwave.webui.rulesargs import add_rules_arguments, read_moves, rules_from_args
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -10,10 +10,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from thoughtwave.cli.errors import UsageError
+from thoughtwave.cli.rulesargs import add_rules_arguments, rules_from_args
 from thoughtwave.engine import KINDS, Cell, Colour, GameRecord, NotationError, Outcome, Referee
+from thoughtwave.engine.ai import Computer, chooser
 from thoughtwave.engine.textboard import draw
-from thoughtwave.webui.errors import UsageError
-from thoughtwave.webui.rulesargs import add_rules_arguments, rules_from_args
 
 HELP = """Type a move as PIECE@CELL: the piece by its arms n, e, s, w (or X for the cross), e.g.
   ew@E5   a straight lying west-east on E5      nes@B2   a junction open to the north, east, south
@@ -25,7 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--red", default="", metavar="NAME", help="Red player's name")
     parser.add_argument("--black", default="", metavar="NAME", help="Black player's name")
     parser.add_argument("--vs", choices=["human", "computer"], default="human", help="the opponent (default human)")
-    parser.add_argument("--computer", choices=["red", "black"], default="black", help="the computer's colour")
+    parser.add_argument("--computer", choices=[c.value for c in Colour], default=Colour.BLACK.value,
+                        help="the computer's colour")
     parser.add_argument("--level", type=int, choices=[1, 2, 3], default=3, help="the computer's strength (default 3)")
     parser.add_argument("--seconds", type=float, default=1.0, help="the computer's thinking time per move")
     add_rules_arguments(parser)
@@ -73,8 +75,6 @@ def explain(verdict, referee: Referee) -> str:
 def run(args: argparse.Namespace, choose: Callable[[Referee], str] | None = None) -> int:
     """Play until the game ends or input ends. ``choose`` answers for a computer side."""
     if choose is None and getattr(args, "vs", "human") == "computer":
-        from thoughtwave.engine.ai import Computer, chooser
-
         choose = chooser(Colour.parse(args.computer), Computer(level=args.level, seconds=args.seconds))
     referee = Referee(rules_from_args(args))
     ansi = sys.stdout.isatty() and os.environ.get("NO_COLOR") is None

@@ -12,7 +12,12 @@ import json
 import sys
 from pathlib import Path
 
-from thoughtwave.webui.errors import UsageError
+from thoughtwave.calibration.lens import sheet_art
+from thoughtwave.cli.errors import UsageError
+from thoughtwave.cli.rulesargs import sides_argument
+from thoughtwave.engine import ALL_SIDES, Sides
+from thoughtwave.kit import write_pdf, write_png_set
+from thoughtwave.vision.artwork import BoardLayout
 
 PAPERS = ("a4", "a3", "letter")
 
@@ -25,8 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="edge of a board cell in mm, 20 to 40 (default 25); tiles are 0.96 of it")
     parser.add_argument("--png", metavar="DIR", help="write board.png, board.json and the 30 tile PNGs to DIR")
     parser.add_argument("--dpi", type=int, default=200, metavar="N", help="resolution of the PNGs (default 200)")
-    parser.add_argument("--red-sides", default="WE", type=str.upper, choices=("WE", "NS"),
-                        help="the sides Red joins, marked red on the board (default WE: west and east)")
+    parser.add_argument("--red-sides", default=Sides.WE, type=sides_argument, choices=ALL_SIDES,
+                        help=f"the sides Red joins, marked red on the board (default {Sides.WE}: {Sides.WE.names})")
     parser.add_argument("--lens-sheet", action="store_true",
                         help="also print the ChArUco lens sheet (a PDF page; charuco.png with --png) for calibrate")
 
@@ -49,14 +54,8 @@ def run(args: argparse.Namespace) -> int:
     if args.png and Path(args.png).exists() and not Path(args.png).is_dir():
         raise UsageError(f"--png {args.png!r} is a file, not a folder")
 
-    from thoughtwave.kit import write_pdf, write_png_set
-    from thoughtwave.vision.artwork import BoardLayout
-
     layout = BoardLayout(args.cell_mm)
-    sheets = ()
-    if args.lens_sheet:
-        from thoughtwave.calibration.lens import sheet_art
-        sheets = (sheet_art(),)
+    sheets = (sheet_art(),) if args.lens_sheet else ()
     summary: dict = {"cell_mm": layout.cell_mm, "board_mm": [layout.width_mm, layout.height_mm],
                      "tile_mm": round(layout.tile_mm, 3)}
     try:

@@ -6,9 +6,17 @@ import argparse
 import sys
 from pathlib import Path
 
-from thoughtwave.engine import Colour, Penalty, Rules
+from thoughtwave.cli.errors import UsageError
+from thoughtwave.engine import ALL_SIDES, Colour, NotationError, Penalty, Rules, Sides
 from thoughtwave.engine.record import parse_inventory, read_headers, rules_from_headers
-from thoughtwave.webui.errors import UsageError
+
+
+def sides_argument(text: str) -> Sides:
+    """``--red-sides`` as argparse's ``type``: the engine's notation, a one-line message otherwise."""
+    try:
+        return Sides.parse(text)
+    except NotationError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
@@ -16,9 +24,10 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("rules (default: as the record's headers say, else the standard game)")
     group.add_argument("--illegal-penalty", choices=[p.value for p in Penalty],
                        help="what an illegal placement costs (default skip-turn)")
-    group.add_argument("--red-sides", choices=["WE", "NS"], type=str.upper,
-                       help="the sides Red joins (default WE: west and east)")
-    group.add_argument("--first", choices=["red", "black"], type=str.lower, help="who moves first (default red)")
+    group.add_argument("--red-sides", choices=ALL_SIDES, type=sides_argument,
+                       help=f"the sides Red joins (default {Sides.WE}: {Sides.WE.names})")
+    group.add_argument("--first", choices=[c.value for c in Colour], type=str.lower,
+                       help=f"who moves first (default {Colour.RED.value})")
     group.add_argument("--red-pieces", metavar="KIND=N ...",
                        help="Red's starting pieces for a handicap game, e.g. 'cross=1 bend=9'")
     group.add_argument("--black-pieces", metavar="KIND=N ...", help="Black's starting pieces")

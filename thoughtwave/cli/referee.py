@@ -9,10 +9,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
+from thoughtwave.cli.errors import NotFound, UsageError
+from thoughtwave.cli.rulesargs import add_rules_arguments, read_moves, rules_from_args
 from thoughtwave.engine import Referee
-from thoughtwave.webui.errors import NotFound, UsageError
-from thoughtwave.webui.rulesargs import add_rules_arguments, read_moves, rules_from_args
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,13 +47,11 @@ def run(args: argparse.Namespace) -> int:
 
 def run_frames(args: argparse.Namespace) -> int:
     """``--frames``: every frame through one Watcher; verdicts and observations as they happen."""
-    from pathlib import Path
-
-    # Here, not at the top: the CLI imports every command to build its parser, and OpenCV is heavy.
+    # Here, not at the top: `referee --moves` needs only the engine and should not pay for OpenCV.
+    from thoughtwave.cli.profiles import reader_profile_for
     from thoughtwave.vision.events import SourceWarning, to_json
     from thoughtwave.vision.sources import CameraError, ImageDirSource, VideoSource
     from thoughtwave.vision.watch import Watcher
-    from thoughtwave.webui.profiles import reader_profile_for
 
     if args.fps is not None and args.fps <= 0:
         raise UsageError(f"--fps must be positive, not {args.fps:g}")

@@ -10,10 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 
+from thoughtwave.cli.errors import NotFound, UsageError
+from thoughtwave.cli.rulesargs import add_rules_arguments, read_moves, rules_from_args
 from thoughtwave.engine import Referee
 from thoughtwave.engine.ai import Computer
-from thoughtwave.webui.errors import NotFound, UsageError
-from thoughtwave.webui.rulesargs import add_rules_arguments, read_moves, rules_from_args
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -8,7 +8,6 @@ Prints the address (and the PIN when none is configured) at start.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import logging
 import secrets
 import signal
@@ -16,7 +15,22 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from thoughtwave.webui.errors import UsageError
+from waitress import create_server
+
+from thoughtwave.calibration.profile import load_reader_profile
+from thoughtwave.cli.errors import UsageError
+from thoughtwave.cli.rulesargs import read_text
+from thoughtwave.config import CameraKind, CameraSpec, Config, ConfigError, load_config, open_camera, rules_of
+from thoughtwave.game import (
+    Companion,
+    ScriptedGame,
+    ScriptedSource,
+    Settings,
+    Store,
+    read_script,
+    vision_watcher_factory,
+)
+from thoughtwave.webui.app import create_app, load_secret_key
 
 #: The demo camera's picture size unless the config asks for another.
 DEMO_RESOLUTION = (640, 480)
@@ -38,13 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE", help="TOML config (default: /etc/thoughtwave/config.toml if there)")
 
 
-def _camera_parts(args: argparse.Namespace, config: Any, state_dir: Path) -> tuple[Any, Any]:
+def _camera_parts(args: argparse.Namespace, config: Config) -> tuple[Any, Any]:
     """(open_camera, make_watcher) for a real or demo camera, or for a script of moves."""
-    # Imported here, not at the top: the CLI imports every command to build its parser, and the game
-    # loop brings OpenCV and Flask with it.
-    from thoughtwave.game import ScriptedGame, ScriptedSource, read_script, vision_watcher_factory
-    from thoughtwave.webui.rulesargs import read_text
-
     if args.moves:
         if not args.move_seconds > 0:
             raise UsageError("--move-seconds must be more than 0")
@@ -53,7 +62,11 @@ def _camera_parts(args: argparse.Namespace, config: Any, state_dir: Path) -> tup
                             loop=args.loop)
         return (lambda: ScriptedSource(fps)), game.watcher
 
-    spec = "demo" if args.demo else (args.camera or config.camera.source)
+    try:
+        spec = CameraSpec(CameraKind.DEMO) if args.demo else (
+            CameraSpec.parse(args.camera) if args.camera else config.camera.spec)
+    except ValueError as err:
+        raise UsageError(f"--camera {err}") from None
     resolution = config.camera.resolution
     if args.demo:
         # The demo camera renders every frame with numpy: at 640x480 it costs a quarter of the CPU and
@@ -61,10 +74,8 @@ def _camera_parts(args: argparse.Namespace, config: Any, state_dir: Path) -> tup
         # exactly (bench/serve.py). `camera.source = "demo"` in the config uses the configured size.
         resolution = DEMO_RESOLUTION
     profile = None
-    if spec.strip().lower() != "demo":   # a profile learnt on the real camera would not fit the demo's
-        from thoughtwave.calibration.profile import FILE_NAME, load_reader_profile
-
-        profile, warning = load_reader_profile(config.vision.profile or state_dir / FILE_NAME)
+    if spec.kind is not CameraKind.DEMO:   # a profile learnt on the real camera would not fit the demo's
+        profile, warning = load_reader_profile(config.profile_path)
         if warning:
             print(f"warning: {warning}", file=sys.stderr, flush=True)
     try:
@@ -72,21 +83,13 @@ def _camera_parts(args: argparse.Namespace, config: Any, state_dir: Path) -> tup
     except ImportError as err:
         raise UsageError(f"the vision pipeline is not available: {err}") from None
 
-    def open_camera() -> Any:
-        from thoughtwave import cameras
+    def open_the_camera() -> Any:
+        return open_camera(spec, fps=config.camera.fps, resolution=resolution)
 
-        return cameras.open_camera(spec, fps=config.camera.fps, resolution=resolution)
-
-    return open_camera, make_watcher
+    return open_the_camera, make_watcher
 
 
 def run(args: argparse.Namespace) -> int:
-    from waitress import create_server
-
-    from thoughtwave.game import Companion, Settings, Store
-    from thoughtwave.webui.app import create_app, load_secret_key
-    from thoughtwave.webui.config import ConfigError, load_config, rules_of
-
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
         config = load_config(Path(args.config) if args.config else None)
@@ -96,20 +99,22 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--port must be 0-65535")
     host = args.host or config.server.host
     port = config.server.port if args.port is None else args.port
-    state_dir = Path(args.state_dir).expanduser().absolute() if args.state_dir else config.state_dir
-    if args.demo and not args.state_dir:
+    if args.state_dir:
+        config = config.with_state_dir(args.state_dir)
+    elif args.demo:
         # The demo's games stay apart from real ones: a real camera would otherwise resume the demo game.
-        state_dir = state_dir / "demo"
+        config = config.with_state_dir(config.state_dir / "demo")
+    state_dir = config.state_dir
     try:
         store = Store.in_dir(state_dir)
         secret_key = load_secret_key(state_dir)
     except (OSError, Exception) as err:  # sqlite3.Error and OSError both mean the directory is unusable
         raise UsageError(f"cannot use the state directory {state_dir}: {err}") from None
 
-    open_camera, make_watcher = _camera_parts(args, config, state_dir)
+    camera, make_watcher = _camera_parts(args, config)
     settings = Settings(hand_warning_seconds=config.vision.hand_warning_seconds, speech=config.display.speech)
     try:
-        companion = Companion(store, rules_of(config), open_camera, make_watcher, settings)
+        companion = Companion(store, rules_of(config), camera, make_watcher, settings)
     except ImportError as err:  # the vision pipeline (OpenCV reader) is missing or broken
         store.close()
         raise UsageError(f"the vision pipeline is not available: {err}") from None
@@ -117,8 +122,6 @@ def run(args: argparse.Namespace) -> int:
     generated = pin is None
     if generated:
         pin = f"{secrets.randbelow(10**6):06d}"
-    # The calibration page keeps the profile where this start read it (--state-dir included).
-    config = dataclasses.replace(config, state_dir=state_dir)
     app = create_app(companion, pin=pin, secret_key=secret_key, config=config)
     try:
         server = create_server(app, host=host, port=port, threads=config.server.threads, ident="thoughtwave",

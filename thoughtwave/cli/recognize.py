@@ -11,7 +11,12 @@ import argparse
 import json
 from pathlib import Path
 
-from thoughtwave.webui.errors import NotFound, UsageError
+import cv2
+import numpy as np
+
+from thoughtwave.cli.errors import NotFound, UsageError
+from thoughtwave.cli.profiles import reader_profile_for
+from thoughtwave.vision.recognizer import Recognizer
 
 #: Larger files are refused before decoding (a 12 MP JPEG is ~10 MB; a decoded bomb is the risk).
 MAX_IMAGE_BYTES = 64 * 1024 * 1024
@@ -23,12 +28,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import cv2
-    import numpy as np
-
-    from thoughtwave.vision.recognizer import Recognizer
-    from thoughtwave.webui.profiles import reader_profile_for
-
     path = Path(args.image)
     try:
         size = path.stat().st_size

@@ -1,20 +1,23 @@
 """The companion's configuration: one TOML file, every key optional, every mistake named.
 
->>> config = load_config(None, environ={"STATE_DIRECTORY": "/var/lib/thoughtwave"})
->>> config.server.port, config.rules.first, str(config.state_dir)
-(8080, 'red', '/var/lib/thoughtwave')
+>>> config = load_config(None, environ={"STATE_DIRECTORY": "/var/lib/thoughtwave"}, default=Path("/nowhere"))
+>>> config.server.port, config.rules.first, str(config.state_dir), str(config.profile_path)
+(8080, 'red', '/var/lib/thoughtwave', '/var/lib/thoughtwave/profile.json')
 
 Sections ``[camera] [server] [rules] [vision] [display]`` and a top-level ``state_dir``; the table
 of keys is ``KEYS`` (``describe_keys()`` prints it). The environment is read here and nowhere else:
 ``default_state_dir`` turns systemd's ``$STATE_DIRECTORY`` (or the XDG directory) into a path, and
 ``load_config`` hands the app a finished ``Config``. Command-line flags override it in ``serve``.
+
+This module is the one place for what several commands share: the state directory's default, where
+the calibration profile lives (``Config.profile_path``), the stable-seconds default and the camera
+spec grammar (``CameraSpec``; ``open_camera`` opens one through ``thoughtwave.vision.sources``).
 """
 
 from __future__ import annotations
 
 import difflib
-import ipaddress
-import math
+import enum
 import os
 import re
 import tomllib
@@ -23,23 +26,132 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from thoughtwave.engine.pieces import Colour
-from thoughtwave.engine.referee import Penalty, Rules
+from thoughtwave import configvalues as check
+from thoughtwave.calibration.profile import FILE_NAME
+from thoughtwave.engine import ALL_SIDES, Colour, NotationError, Penalty, Rules, Sides
+from thoughtwave.synth.demo import DemoCamera
+from thoughtwave.vision.sources import (
+    DEFAULT_RESOLUTION,
+    FrameSource,
+    ImageDirSource,
+    PiSource,
+    UsbSource,
+    VideoSource,
+)
+from thoughtwave.vision.stabiliser import STABLE_SECONDS
+
+__all__ = [
+    "CAMERA_FORMS", "DEFAULT_CONFIG_PATH", "DEFAULT_STABLE_SECONDS", "KEYS", "CameraConfig", "CameraKind",
+    "CameraSpec", "Config", "ConfigError", "DisplayConfig", "Key", "RulesConfig", "ServerConfig", "VisionConfig",
+    "default_state_dir", "describe_keys", "load_config", "open_camera", "parse_document", "rules_of",
+]
 
 DEFAULT_CONFIG_PATH = Path("/etc/thoughtwave/config.toml")
+
+#: Seconds the board must hold still before a change counts: the default of ``[vision] stable_seconds``
+#: (defined beside the stabiliser that uses it, so a watcher made without a configuration agrees).
+DEFAULT_STABLE_SECONDS = STABLE_SECONDS
 
 
 class ConfigError(ValueError):
     """A configuration mistake; the message names the file and key and fits on one line."""
 
 
+# --- the camera spec ----------------------------------------------------------------------------
+
+class CameraKind(enum.StrEnum):
+    """The kinds of frame source a camera spec names."""
+
+    PI = "pi"
+    USB = "usb"
+    FILE = "file"
+    DIR = "dir"
+    DEMO = "demo"
+
+
+#: The spec forms, as messages and help list them.
+CAMERA_FORMS = "demo, pi, usb:N, file:PATH or dir:PATH"
+
+# pi and usb:N may carry an @WIDTHxHEIGHT suffix; the kind is case-blind.
+_SIZED = re.compile(r"(?:pi|usb:(\d{1,3}))(?:@(\d{1,5})x(\d{1,5}))?", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class CameraSpec:
+    """A camera spec, parsed: ``pi``, ``usb:N``, ``file:PATH`` (a video), ``dir:PATH`` (images) or ``demo``.
+
+    >>> CameraSpec.parse("USB:1@640x480")
+    CameraSpec(kind=<CameraKind.USB: 'usb'>, device=1, path=None, resolution=(640, 480))
+    >>> str(CameraSpec.parse(" dir:frames "))
+    'dir:frames'
+    """
+
+    kind: CameraKind
+    device: int | None = None                   # usb:N
+    path: Path | None = None                    # file:PATH, dir:PATH
+    resolution: tuple[int, int] | None = None   # pi@WxH, usb:N@WxH
+
+    @classmethod
+    def parse(cls, text: object) -> CameraSpec:
+        """The spec ``text`` names; ValueError ("must be demo, pi, ... got 'x'") when it names none."""
+        if isinstance(text, str):
+            spec = text.strip()
+            if spec.lower() == "demo":
+                return cls(CameraKind.DEMO)
+            if sized := _SIZED.fullmatch(spec):
+                size = (int(sized[2]), int(sized[3])) if sized[2] else None
+                if size is None or min(size) > 0:
+                    if sized[1] is None:
+                        return cls(CameraKind.PI, resolution=size)
+                    return cls(CameraKind.USB, device=int(sized[1]), resolution=size)
+            kind, colon, rest = spec.partition(":")
+            if colon and kind.lower() in (CameraKind.FILE, CameraKind.DIR) and rest.strip():
+                return cls(CameraKind(kind.lower()), path=Path(rest))
+        raise ValueError(f"must be {CAMERA_FORMS}, got {text!r}")
+
+    def __str__(self) -> str:
+        size = f"@{self.resolution[0]}x{self.resolution[1]}" if self.resolution else ""
+        if self.kind is CameraKind.USB:
+            return f"usb:{self.device}{size}"
+        if self.kind in (CameraKind.FILE, CameraKind.DIR):
+            return f"{self.kind}:{self.path}"
+        return f"{self.kind}{size}"
+
+
+def open_camera(spec: CameraSpec, fps: float | None = None, resolution: tuple[int, int] | None = None) -> FrameSource:
+    """The frame source ``spec`` names, opened (``CameraError`` or ``OSError`` when it cannot be).
+
+    The spec's own ``@WxH`` wins over ``resolution``. ``fps`` sets the rate of a folder, a video (default:
+    the file's), the Pi camera and the demo camera; left out, each source's own default applies.
+    """
+    size = spec.resolution or resolution
+    rate = {"fps": fps} if fps else {}             # what is not given, each source defaults itself
+    shape = {"resolution": size} if size else {}
+    if spec.kind is CameraKind.PI:
+        return PiSource(**shape, **rate)
+    if spec.kind is CameraKind.USB:
+        return UsbSource(spec.device or 0, **shape)
+    if spec.kind is CameraKind.FILE:
+        return VideoSource(spec.path, fps or None)
+    if spec.kind is CameraKind.DIR:
+        return ImageDirSource(spec.path, **rate)
+    return DemoCamera(**shape, **rate)
+
+
+# --- the sections ------------------------------------------------------------------------------
+
 @dataclass(frozen=True)
 class CameraConfig:
-    """Where frames come from: ``demo``, ``pi``, ``usb:N``, ``file:PATH`` (a video) or ``dir:PATH``."""
+    """Where frames come from: ``source`` as written (``demo``, ``pi``, ``usb:N``, ``file:PATH`` or
+    ``dir:PATH``), and ``spec``, the same parsed (ValueError when it names no camera)."""
 
     source: str = "demo"
-    resolution: tuple[int, int] = (1280, 960)
+    resolution: tuple[int, int] = DEFAULT_RESOLUTION
     fps: float = 10.0
+    spec: CameraSpec = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "spec", CameraSpec.parse(self.source))
 
 
 @dataclass(frozen=True)
@@ -56,16 +168,16 @@ class ServerConfig:
 class RulesConfig:
     """The rule options of DESIGN.md, as the CLI flags spell them."""
 
-    illegal_penalty: str = "skip-turn"
-    red_sides: str = "WE"
-    first: str = "red"
+    illegal_penalty: str = Penalty.SKIP_TURN.value
+    red_sides: Sides = Sides.WE
+    first: str = Colour.RED.value
 
 
 @dataclass(frozen=True)
 class VisionConfig:
     """How long the board must hold still, when to warn about a hand, and the calibration profile."""
 
-    stable_seconds: float = 0.4
+    stable_seconds: float = DEFAULT_STABLE_SECONDS
     hand_warning_seconds: float = 10.0
     profile: Path | None = None
 
@@ -102,6 +214,16 @@ class Config:
     display: DisplayConfig = field(default_factory=DisplayConfig)
     state_dir: Path = field(default_factory=default_state_dir)
 
+    @property
+    def profile_path(self) -> Path:
+        """Where the calibration profile is read and written: ``[vision] profile``, else profile.json in
+        ``state_dir``. The one rule serve, calibrate, recognize, referee --frames and the calibration page use."""
+        return self.vision.profile or self.state_dir / FILE_NAME
+
+    def with_state_dir(self, state_dir: str | Path) -> Config:
+        """This configuration with another state directory (``--state-dir``), ``~`` expanded, made absolute."""
+        return replace(self, state_dir=Path(os.path.abspath(Path(state_dir).expanduser())))
+
 
 def rules_of(config: Config) -> Rules:
     """The engine's ``Rules`` for the configured penalty, sides and first player (full inventories)."""
@@ -114,10 +236,6 @@ def rules_of(config: Config) -> Rules:
 
 # --- the keys -----------------------------------------------------------------------------------
 
-class _Invalid(Exception):
-    """A value's problem, worded to follow "[section] key: "."""
-
-
 @dataclass(frozen=True)
 class Key:
     """One configuration key: where it lives, what it means, and how its value is checked."""
@@ -125,7 +243,7 @@ class Key:
     section: str          # "" for a top-level key
     name: str
     meaning: str
-    check: Callable[[Any], Any]   # TOML value -> the Config value; raises _Invalid
+    check: Callable[[Any], Any]   # TOML value -> the Config value; raises configvalues.Invalid
 
     @property
     def dotted(self) -> str:
@@ -133,146 +251,49 @@ class Key:
         return f"{self.section}.{self.name}" if self.section else self.name
 
 
-def _describe(value: Any) -> str:
-    if isinstance(value, bool):
-        return f"boolean {str(value).lower()}"
-    if isinstance(value, int | float):
-        return f"number {value}"
-    if isinstance(value, str):
-        return f"string {value!r}"
-    if isinstance(value, list):
-        return f"array {value!r}"
-    if isinstance(value, dict):
-        return "a table"
-    return f"{type(value).__name__} {value!r}"
-
-
-def _string(value: Any) -> str:
-    if not isinstance(value, str):
-        raise _Invalid(f"must be a string in quotes, got {_describe(value)}")
-    return value
-
-
-def _integer(value: Any, low: int, high: int) -> int:
-    # bool is an int in Python; `port = true` is a mistake, not port 1.
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _Invalid(f"must be a whole number {low}-{high}, got {_describe(value)}")
-    if not low <= value <= high:
-        raise _Invalid(f"must be {low}-{high}, got {value}")
-    return value
-
-
-def _number(value: Any, low: float, high: float, *, low_open: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _Invalid(f"must be a number, got {_describe(value)}")
-    value = float(value)
-    too_low = value <= low if low_open else value < low
-    if math.isnan(value) or too_low or value > high:
-        wanted = f"more than {low:g} and at most {high:g}" if low_open else f"{low:g}-{high:g}"
-        raise _Invalid(f"must be {wanted}, got {value:g}")
-    return value
-
-
-def _choice(value: Any, choices: tuple[str, ...], normalise: Callable[[str], str]) -> str:
-    text = normalise(_string(value).strip())
-    if text not in choices:
-        raise _Invalid(f"must be one of {', '.join(choices)}, got {value!r}")
-    return text
-
-
-# The spec forms vision.sources.open_source accepts: pi and usb:N may carry an @WIDTHxHEIGHT suffix.
-_CAMERA = re.compile(r"(pi|usb:\d{1,3})(@\d{1,5}x\d{1,5})?|demo", re.IGNORECASE)
-
-
 def _source(value: Any) -> str:
-    text = _string(value).strip()
-    if _CAMERA.fullmatch(text):
-        return text
-    kind, colon, rest = text.partition(":")
-    if colon and kind.lower() in ("file", "dir") and rest.strip():
-        return text
-    raise _Invalid(f"must be demo, pi, usb:N, file:PATH or dir:PATH, got {value!r}")
-
-
-def _resolution(value: Any) -> tuple[int, int]:
-    # An array [1280, 960] is the TOML way; "1280x960" is what people type, so take that too.
-    if isinstance(value, str) and re.fullmatch(r"\s*\d+\s*[xX×]\s*\d+\s*", value):
-        value = [int(n) for n in re.split(r"[xX×]", value)]
-    ok = (isinstance(value, list) and len(value) == 2
-          and all(isinstance(n, int) and not isinstance(n, bool) and 16 <= n <= 8192 for n in value))
-    if not ok:
-        raise _Invalid(f"must be two whole numbers 16-8192, width and height, like [1280, 960], "
-                       f"got {_describe(value)}")
-    return (value[0], value[1])
-
-
-_HOSTNAME = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*\.?")
-
-
-def _host(value: Any) -> str:
-    text = _string(value).strip()
+    text = check.string(value).strip()
     try:
-        ipaddress.ip_address(text)
-        return text
-    except ValueError:
-        pass
-    if len(text) <= 253 and _HOSTNAME.fullmatch(text):
-        return text
-    raise _Invalid(f"must be an IP address (0.0.0.0 for every interface) or a host name, got {value!r}")
-
-
-def _pin(value: Any) -> str:
-    # An unquoted PIN is a TOML integer and would lose its leading zeros: insist on quotes.
-    if isinstance(value, int) and not isinstance(value, bool):
-        raise _Invalid('must be in quotes, like pin = "123456", so leading zeros survive')
-    text = _string(value).strip()
-    if not re.fullmatch(r"\d{4,12}", text):
-        # The PIN itself is never echoed: the message ends up in the journal.
-        raise _Invalid("must be 4-12 digits in quotes (or leave the key out), "
-                       f"got {len(text)} characters" + ("" if text.isdigit() else " that are not all digits"))
+        CameraSpec.parse(text)
+    except ValueError as err:
+        raise check.Invalid(str(err)) from None
     return text
 
 
-def _boolean(value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise _Invalid(f"must be true or false, got {_describe(value)}")
-    return value
-
-
-def _path(value: Any) -> Path:
-    text = _string(value).strip()
-    if not text or "\0" in text:
-        raise _Invalid("must be a path, got an empty string" if not text else "must not contain NUL")
-    return Path(text)
+def _sides(value: Any) -> Sides:
+    try:
+        return Sides.parse(check.string(value))
+    except NotationError:
+        raise check.Invalid(f"must be one of {', '.join(ALL_SIDES)}, got {value!r}") from None
 
 
 KEYS: tuple[Key, ...] = (
     Key("camera", "source", "where frames come from: demo (a simulated game), pi (the Pi camera), "
         "usb:N (/dev/videoN), file:PATH (a video), dir:PATH (a folder of images)", _source),
-    Key("camera", "resolution", "capture size in pixels, [width, height]", _resolution),
+    Key("camera", "resolution", "capture size in pixels, [width, height]", check.resolution),
     Key("camera", "fps", "frames per second asked of the camera (more than 0, at most 120)",
-        lambda v: _number(v, 0, 120, low_open=True)),
+        lambda v: check.number(v, 0, 120, low_open=True)),
     Key("server", "host", "address the display listens on; 0.0.0.0 lets other machines on the network "
-        "watch", _host),
-    Key("server", "port", "TCP port of the display (1-65535)", lambda v: _integer(v, 1, 65535)),
+        "watch", check.host),
+    Key("server", "port", "TCP port of the display (1-65535)", lambda v: check.integer(v, 1, 65535)),
     Key("server", "pin", "4-12 digits, in quotes, that unlock changes (new game, undo, calibration); "
-        "unset: serve makes a new one at every start and prints it to its log", _pin),
-    Key("server", "threads", "web server worker threads (2-32)", lambda v: _integer(v, 2, 32)),
+        "unset: serve makes a new one at every start and prints it to its log", check.pin),
+    Key("server", "threads", "web server worker threads (2-32)", lambda v: check.integer(v, 2, 32)),
     Key("rules", "illegal_penalty", "what an illegal placement costs: skip-turn, forfeit or retry",
-        lambda v: _choice(v, tuple(p.value for p in Penalty), str.lower)),
-    Key("rules", "red_sides", "the sides Red joins: WE (west and east) or NS (north and south)",
-        lambda v: _choice(v, ("WE", "NS"), str.upper)),
-    Key("rules", "first", "who moves first: red or black", lambda v: _choice(v, ("red", "black"), str.lower)),
+        lambda v: check.choice(v, tuple(p.value for p in Penalty), str.lower)),
+    Key("rules", "red_sides", "the sides Red joins: " + " or ".join(f"{s} ({s.names})" for s in ALL_SIDES), _sides),
+    Key("rules", "first", "who moves first: red or black",
+        lambda v: check.choice(v, tuple(c.value for c in Colour), str.lower)),
     Key("vision", "stable_seconds", "how long the board must hold still before a change counts (0.05-10)",
-        lambda v: _number(v, 0.05, 10)),
+        lambda v: check.number(v, 0.05, 10)),
     Key("vision", "hand_warning_seconds", "how long a hand or shadow may cover the board before the "
-        "display asks to clear it (1-600)", lambda v: _number(v, 1, 600)),
+        "display asks to clear it (1-600)", lambda v: check.number(v, 1, 600)),
     Key("vision", "profile", "calibration profile; a relative path is inside state_dir "
-        "(unset: the profile the calibration page writes there)", _path),
-    Key("display", "speech", "announce verdicts and the winner aloud in the browser", _boolean),
+        "(unset: the profile the calibration page writes there)", check.path),
+    Key("display", "speech", "announce verdicts and the winner aloud in the browser", check.boolean),
     Key("", "state_dir", "where games (SQLite) and the calibration profile live; a relative path is "
         "relative to the config file (unset: $STATE_DIRECTORY, else $XDG_STATE_HOME/thoughtwave, "
-        "else ~/.local/state/thoughtwave)", _path),
+        "else ~/.local/state/thoughtwave)", check.path),
 )
 
 _SECTIONS: dict[str, type] = {
@@ -287,23 +308,9 @@ def _default_of(key: Key) -> Any:
     return {f.name: f.default for f in fields(_SECTIONS[key.section])}[key.name]
 
 
-def _toml_value(value: Any) -> str:
-    if value is None:
-        return "(unset)"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, str):
-        return f'"{value}"'
-    if isinstance(value, tuple):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    if isinstance(value, float):
-        return f"{value:g}" if value != int(value) else f"{value:.1f}"
-    return str(value)
-
-
 def describe_keys() -> list[tuple[str, str, str]]:
     """Every key as ``(dotted key, default as TOML, meaning)``, in file order: the README's table."""
-    return [(key.dotted, _toml_value(_default_of(key)), key.meaning) for key in KEYS]
+    return [(key.dotted, check.toml_value(_default_of(key)), key.meaning) for key in KEYS]
 
 
 # --- loading ------------------------------------------------------------------------------------
@@ -354,8 +361,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: invalid TOML: {err}") from None
 
 
-def _parse(document: dict[str, Any], where: str) -> dict[str, dict[str, Any]]:
-    """The checked values, ``{section: {name: value}}`` (top-level keys under ``""``)."""
+def parse_document(document: dict[str, Any], where: str) -> dict[str, dict[str, Any]]:
+    """The checked values of a TOML document, ``{section: {name: value}}`` (top-level keys under ``""``);
+    ConfigError naming ``where`` and the key for an unknown name or a bad value."""
     by_section: dict[str, dict[str, Key]] = {}
     for key in KEYS:
         by_section.setdefault(key.section, {})[key.name] = key
@@ -367,7 +375,7 @@ def _parse(document: dict[str, Any], where: str) -> dict[str, dict[str, Any]]:
         elif name in _SECTIONS:
             if not isinstance(value, dict):
                 raise ConfigError(f"{where}: [{name}] must be a section (a [{name}] header), "
-                                  f"got {_describe(value)}")
+                                  f"got {check.describe(value)}")
             key, values, section = None, value, name
         else:
             known = list(_SECTIONS) + list(top_level)
@@ -383,25 +391,26 @@ def _parse(document: dict[str, Any], where: str) -> dict[str, dict[str, Any]]:
                                   f"known: {', '.join(keys)}")
             try:
                 checked.setdefault(section, {})[item] = key.check(item_value)
-            except _Invalid as err:
+            except check.Invalid as err:
                 raise ConfigError(f"{where}: {prefix}{item}: {err}") from None
     return checked
 
 
-def load_config(path: Path | None = None, *, environ: Mapping[str, str] | None = None) -> Config:
-    """The configuration in ``path`` over the defaults. ``None``: ``DEFAULT_CONFIG_PATH`` if it exists,
-    else all defaults. A missing explicit file, malformed TOML, an unknown key or a bad value raise
-    ``ConfigError`` naming the file and key. ``environ`` (default ``os.environ``) is the only
-    environment consulted: for ``state_dir`` and ``~``."""
+def load_config(path: Path | None = None, *, environ: Mapping[str, str] | None = None,
+                default: Path | None = None) -> Config:
+    """The configuration in ``path`` over the defaults. ``None``: the file ``default`` (unless given,
+    ``DEFAULT_CONFIG_PATH``) if it exists, else all defaults. A missing explicit file, malformed TOML, an
+    unknown key or a bad value raise ``ConfigError`` naming the file and key. ``environ`` (default
+    ``os.environ``) is the only environment consulted: for ``state_dir`` and ``~``."""
     env = os.environ if environ is None else environ
     if path is None:
-        candidate = DEFAULT_CONFIG_PATH   # read at call time, so tests can point it elsewhere
+        candidate = DEFAULT_CONFIG_PATH if default is None else default   # read at call time: tests move it
         path = candidate if candidate.is_file() else None
     document: dict[str, Any] = {}
     if path is not None:
         path = _expand(Path(path), env)
         document = _read_toml(path)
-    checked = _parse(document, str(path))
+    checked = parse_document(document, str(path))
 
     sections = {name: replace(cls(), **checked.get(name, {})) for name, cls in _SECTIONS.items()}
     state_dir = checked.get("", {}).get("state_dir")
