@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8080
 
-.PHONY: run test setup clean
+.PHONY: run test setup imports clean
 
 setup: $(STAMP)
 
@@ -21,7 +21,17 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	@$(MAKE) --no-print-directory imports
 	$(BIN)/pytest -q
+
+# The import contracts of pyproject.toml, checked on an installed copy: the design's folders are
+# thoughtwave.* only once installed, and the copy is also what a wheel would hold.
+IMPORTS := $(VENV)/import-check
+imports: $(STAMP)
+	@rm -rf $(IMPORTS)
+	@$(BIN)/python -m pip install --quiet --no-deps --no-compile --target $(IMPORTS) . >/dev/null 2>&1 \
+		|| { echo "make imports: the package does not build; run: $(BIN)/python -m pip wheel --no-deps ." >&2; exit 1; }
+	cd $(IMPORTS) && PYTHONPATH=. $(CURDIR)/$(BIN)/lint-imports --config $(CURDIR)/pyproject.toml --no-cache
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
