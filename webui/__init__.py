@@ -1,1 +1,1 @@
-"""The application: the CLI, the companion loop, persistence and the Flask display."""
+"""The web layer: the Flask app factory, one blueprint per page group, auth, the view model, templates."""
