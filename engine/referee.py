@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from thoughtwave.engine.board import Board, piece_bits
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.moves import Move, parse_move_line
-from thoughtwave.engine.pieces import KINDS, START_INVENTORY, Colour, Kind, NotationError, Piece
+from thoughtwave.engine.phrases import Phrase
+from thoughtwave.engine.pieces import DIRECTION_NAMES, KINDS, START_INVENTORY, Colour, Kind, NotationError, Piece
 from thoughtwave.engine.sides import Sides
 
 
@@ -152,6 +153,7 @@ class Verdict:
     piece: Piece | None = None
     passed: tuple[Colour, ...] = ()     # players who passed automatically after this attempt
     skipped: tuple[Colour, ...] = ()    # players whose turn was missed as a penalty
+    why: Phrase | None = None           # ``reason`` as a code and values, for a display in another language
 
     def to_json(self) -> dict:
         """The JSON object ``thoughtwave referee`` prints for this attempt."""
@@ -239,7 +241,7 @@ class Referee:
         try:
             colour, move = parse_move_line(text)
         except NotationError as err:
-            return self._reject(None, text, str(err))
+            return self._reject(None, text, Phrase.of("malformed", str(err), move=text))
         return self.attempt(move, colour)
 
     def attempt(self, move: Move, colour: Colour | None = None) -> Verdict:
@@ -251,17 +253,21 @@ class Referee:
         assert mover is not None
         if mover is not self.to_move:
             assert self.to_move is not None
-            return self._reject(mover, shown, f"it is {self.to_move.title}'s turn, not {mover.title}'s")
+            return self._reject(mover, shown, Phrase.of(
+                "not-your-turn", f"it is {self.to_move.title}'s turn, not {mover.title}'s",
+                to_move=self.to_move, mover=mover))
         taken = self.board[move.cell]
         if taken is not None:
-            return self._reject(mover, shown, f"{move.cell} is already taken by {taken}")
+            return self._reject(mover, shown, Phrase.of(
+                "taken", f"{move.cell} is already taken by {taken}", cell=str(move.cell), piece=str(taken)))
         kind = move.piece.kind
         if self.inventory[mover][kind] <= 0:
-            return self._reject(mover, shown, f"{mover.title} has no {kind.value} left")
+            return self._reject(mover, shown, Phrase.of(
+                "none-left", f"{mover.title} has no {kind.value} left", colour=mover, kind=kind))
 
         self._undo.append(_Saved(self._left(), self.to_move, dict(self.skips), self.winner,
                                  self.draw, placed=False))
-        mismatch = self.board.mismatch_sentence(move)
+        mismatch = self._mismatch(move)
         skipped: tuple[Colour, ...] = ()
         if mismatch is None:
             self.inventory[mover][kind] -= 1
@@ -326,21 +332,33 @@ class Referee:
             candidate = candidate.other
         return candidate, tuple(passed), tuple(skipped)
 
-    def _over_sentence(self) -> str:
-        if self.winner:
-            return f"the game is over: {self.winner.title} has won"
-        return "the game is over: it was drawn"
+    def _mismatch(self, move: Move) -> Phrase | None:
+        """Why ``move`` does not fit (``Board.mismatch_sentence`` with its code and values), or None."""
+        found = self.board.mismatch(move)
+        if found is None:
+            return None
+        d, other = found
+        english = self.board.mismatch_sentence(move)
+        assert english is not None
+        code = "wave-on-blank" if move.piece.arms & d else "blank-on-wave"
+        return Phrase.of(code, english, side=DIRECTION_NAMES[d], move=str(move), other=str(other))
 
-    def _reject(self, colour: Colour | None, shown: str, reason: str) -> Verdict:
+    def _over_sentence(self) -> Phrase:
+        if self.winner:
+            return Phrase.of("over-won", f"the game is over: {self.winner.title} has won", winner=self.winner)
+        return Phrase.of("over-drawn", "the game is over: it was drawn")
+
+    def _reject(self, colour: Colour | None, shown: str, reason: Phrase) -> Verdict:
         return self._record(colour, shown, Outcome.REJECTED, reason, None, (), ())
 
-    def _record(self, colour: Colour | None, shown: str, outcome: Outcome, reason: str | None,
+    def _record(self, colour: Colour | None, shown: str, outcome: Outcome, reason: Phrase | None,
                 move: Move | None, passed: tuple, skipped: tuple) -> Verdict:
         verdict = Verdict(
-            n=len(self.verdicts) + 1, colour=colour, move=shown, outcome=outcome, reason=reason,
+            n=len(self.verdicts) + 1, colour=colour, move=shown, outcome=outcome,
+            reason=None if reason is None else str(reason),
             next=self.to_move, winner=self.winner, draw=self.draw, left=self._left(),
             cell=move.cell if move else None, piece=move.piece if move else None,
-            passed=passed, skipped=skipped,
+            passed=passed, skipped=skipped, why=reason,
         )
         self.verdicts.append(verdict)
         return verdict

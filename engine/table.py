@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.moves import Move
+from thoughtwave.engine.phrases import Phrase
 from thoughtwave.engine.pieces import Colour, Piece
 from thoughtwave.engine.referee import Outcome, Penalty, Referee, Verdict
 
@@ -64,6 +65,7 @@ class Flag:
     kind: FlagKind
     cell: Cell
     message: str
+    why: Phrase | None = None    # ``message`` as a code and values, for a display in another language
 
     def to_json(self) -> dict:
         return {"flag": self.kind.value, "cell": str(self.cell), "message": self.message}
@@ -87,12 +89,23 @@ class TableEvent:
         return {"event": "cleared", **self.cleared.to_json()}
 
 
+def flag(kind: FlagKind, cell: Cell, code: str, english: str, **values: object) -> Flag:
+    """A flag whose message is the phrase ``code`` (worded ``english``); pieces are given as ``Content``."""
+    return Flag(kind, cell, english, Phrase.of(code, english, cell=str(cell), **values))
+
+
 def describe(content: Content) -> str:
     """``"red bend ne"``, or ``"nothing"``."""
     if content is None:
         return "nothing"
     colour, piece = content
     return piece.describe(colour)
+
+
+def held(cell: Cell, what: Content, first: Flag) -> Flag:
+    """The flag of a new piece that waits while ``first`` stands (the board must be put right first)."""
+    return flag(FlagKind.HELD, cell, "held", f"the {describe(what)} on {cell} waits until the "
+                f"board is put right: {first.message}", what=what, first=first.why)
 
 
 class Table:
@@ -128,22 +141,23 @@ class Table:
                 if cell in self.flags:
                     flags[cell] = self.flags[cell]
                 elif cell in unreadable:
-                    flags[cell] = Flag(FlagKind.UNREADABLE, cell,
+                    flags[cell] = flag(FlagKind.UNREADABLE, cell, "unreadable",
                                        f"can't read {cell}: clear anything covering it or check the light")
                 continue
             what = self._corrected(cell, seen[cell])
             want = expected.get(cell)
             if want is not None:
                 if what is None:
-                    flags[cell] = Flag(FlagKind.LIFTED, cell, f"put the {describe(want)} back on {cell}")
+                    flags[cell] = flag(FlagKind.LIFTED, cell, "lifted", f"put the {describe(want)} back on {cell}",
+                                       want=want)
                 elif what != want:
-                    flags[cell] = Flag(FlagKind.MOVED, cell, f"{cell} should hold the {describe(want)}, not "
-                                       f"the {describe(what)}: put it back as it was")
+                    flags[cell] = flag(FlagKind.MOVED, cell, "moved", f"{cell} should hold the {describe(want)}, not "
+                                       f"the {describe(what)}: put it back as it was", want=want, what=what)
                 continue
             if cell in self._to_remove:
-                lying, flag = self._to_remove[cell]
+                lying, standing = self._to_remove[cell]
                 if what == lying:
-                    flags[cell] = flag
+                    flags[cell] = standing
                     continue
                 del self._to_remove[cell]      # taken off (and perhaps another piece laid there)
             if what is not None:
@@ -153,14 +167,14 @@ class Table:
         if new:
             if self._resumed:
                 for cell, what in new.items():
-                    self.take_off(cell, what, flags, FlagKind.DIFFERS,
-                                 f"the stored game has nothing on {cell} but the camera sees the {describe(what)}:"
-                                 " take it off (lay it again if it was a move)")
+                    self.take_off(cell, what, flags, flag(
+                        FlagKind.DIFFERS, cell, "differs",
+                        f"the stored game has nothing on {cell} but the camera sees the {describe(what)}:"
+                        " take it off (lay it again if it was a move)", what=what))
             elif any(f.kind in BLOCKING for f in flags.values()):
                 first = next(f for f in flags.values() if f.kind in BLOCKING)
                 for cell, what in new.items():
-                    flags[cell] = Flag(FlagKind.HELD, cell, f"the {describe(what)} on {cell} waits until the "
-                                       f"board is put right: {first.message}")
+                    flags[cell] = held(cell, what, first)
             else:
                 events += self.rule(new, flags)
         self._resumed = False
@@ -181,9 +195,11 @@ class Table:
             if found is None:
                 names = ", ".join(str(c) for c, _ in order)
                 for cell, what in order:
-                    self.take_off(cell, what, flags, FlagKind.UNEXPLAINED,
-                                 f"several pieces appeared at once ({names}) and no order of turns makes them all "
-                                 f"legal: take the {describe(what)} off {cell} and lay the pieces one at a time")
+                    self.take_off(cell, what, flags, flag(
+                        FlagKind.UNEXPLAINED, cell, "unexplained",
+                        f"several pieces appeared at once ({names}) and no order of turns makes them all "
+                        f"legal: take the {describe(what)} off {cell} and lay the pieces one at a time",
+                        cells=tuple(str(c) for c, _ in order), what=what))
                 return []
             order = found
         events = []
@@ -191,10 +207,12 @@ class Table:
             verdict = self.referee.attempt(Move(piece, cell), colour)
             events.append(TableEvent(verdict=verdict))
             if verdict.outcome is Outcome.ILLEGAL:
-                self.take_off(cell, (colour, piece), flags, FlagKind.ILLEGAL_PIECE, self._illegal_advice(verdict))
+                self.take_off(cell, (colour, piece), flags, self._illegal_advice(verdict))
             elif verdict.outcome is Outcome.REJECTED:
-                self.take_off(cell, (colour, piece), flags, FlagKind.REJECTED_PIECE,
-                             f"take the {describe((colour, piece))} off {cell}: {verdict.reason}")
+                self.take_off(cell, (colour, piece), flags, flag(
+                    FlagKind.REJECTED_PIECE, cell, "rejected-piece",
+                    f"take the {describe((colour, piece))} off {cell}: {verdict.reason}",
+                    what=(colour, piece), reason=verdict.why))
         return events
 
     def _legal_order(self, pieces: list[tuple[Cell, tuple[Colour, Piece]]]):
@@ -221,10 +239,11 @@ class Table:
                 return list(order)
         return None
 
-    def _illegal_advice(self, verdict: Verdict) -> str:
+    def _illegal_advice(self, verdict: Verdict) -> Flag:
         """``"take the red bend ne off E5; it is out of the game; Red misses a turn (blank west ...)"``."""
         assert verdict.colour and verdict.piece and verdict.cell
-        what = describe((verdict.colour, verdict.piece))
+        content = (verdict.colour, verdict.piece)
+        what = describe(content)
         penalty = self.referee.rules.penalty
         if penalty is Penalty.RETRY:
             advice = f"take the {what} off {verdict.cell}; {verdict.colour.title} tries again"
@@ -232,13 +251,13 @@ class Table:
             advice = f"take the {what} off {verdict.cell}; it is out of the game"
         else:
             advice = f"take the {what} off {verdict.cell}; it is out of the game; {verdict.colour.title} misses a turn"
-        return f"{advice} ({verdict.reason})"
+        return flag(FlagKind.ILLEGAL_PIECE, verdict.cell, f"illegal-{penalty.value}", f"{advice} ({verdict.reason})",
+                    what=content, reason=verdict.why)
 
-    def take_off(self, cell: Cell, what: Content, flags: dict[Cell, Flag], kind: FlagKind, message: str) -> None:
-        """Flag ``what`` on ``cell`` until it is taken off (the flag stays while it lies there)."""
-        flag = Flag(kind, cell, message)
-        self._to_remove[cell] = (what, flag)
-        flags[cell] = flag
+    def take_off(self, cell: Cell, what: Content, flags: dict[Cell, Flag], standing: Flag) -> None:
+        """Flag ``what`` on ``cell`` until it is taken off (the flag, ``standing``, stays while it lies there)."""
+        self._to_remove[cell] = (what, standing)
+        flags[cell] = standing
 
     def _flag_changes(self, flags: dict[Cell, Flag]) -> list[TableEvent]:
         events = [TableEvent(flag=f) for c, f in flags.items() if self.flags.get(c) != f]
@@ -261,10 +280,10 @@ class Table:
         verdict = self.referee.undo()
         if verdict is not None and verdict.cell is not None and verdict.colour and verdict.piece:
             content = (verdict.colour, verdict.piece)
-            flag = Flag(FlagKind.UNDONE, verdict.cell,
-                        f"take the {describe(content)} off {verdict.cell}: its move was taken back")
-            self._to_remove[verdict.cell] = (content, flag)
-            self.flags[verdict.cell] = flag
+            undone = flag(FlagKind.UNDONE, verdict.cell, "undone",
+                          f"take the {describe(content)} off {verdict.cell}: its move was taken back", what=content)
+            self._to_remove[verdict.cell] = (content, undone)
+            self.flags[verdict.cell] = undone
         return verdict
 
     def correct(self, cell: Cell, truth: Content) -> list[TableEvent]:

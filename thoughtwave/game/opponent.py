@@ -34,7 +34,7 @@ from typing import Any, Protocol
 from thoughtwave.engine import Cell, Colour, Move, Outcome, Piece, Referee
 from thoughtwave.engine.ai import Computer
 from thoughtwave.engine.pieces import DIRECTION_NAMES, DIRECTIONS, Kind
-from thoughtwave.engine.table import Flag, FlagKind, Table, describe
+from thoughtwave.engine.table import Flag, FlagKind, Table, describe, flag, held
 
 log = logging.getLogger(__name__)
 
@@ -339,25 +339,32 @@ class InstructedTable(Table):
         wrong = [(cell, what) for cell, what in ours.items()
                  if not (laid and told is not None and cell == told[1].cell)]
         for cell, what in wrong:
-            self.take_off(cell, what, flags, FlagKind.REJECTED_PIECE, self._advice(cell, what, told))
+            self.take_off(cell, what, flags, self._advice(cell, what, told))
         first = flags[wrong[0][0]]
         for cell, what in new.items():
             if cell not in flags:    # the rest waits, as behind any piece that must come off
-                flags[cell] = Flag(FlagKind.HELD, cell, f"the {describe(what)} on {cell} waits until the "
-                                   f"board is put right: {first.message}")
+                flags[cell] = held(cell, what, first)
         return []
 
-    def _advice(self, cell: Cell, what: tuple[Colour, Piece], told: tuple[Colour, Move] | None) -> str:
+    def _advice(self, cell: Cell, what: tuple[Colour, Piece], told: tuple[Colour, Move] | None) -> Flag:
         piece = what[1]
+        kind = FlagKind.REJECTED_PIECE
         if told is None:
             if self.referee.to_move is self.computer:
-                return (f"the computer has not chosen its move yet: take the {describe(what)} off {cell} "
-                        "and wait for its instruction")
+                return flag(kind, cell, "computer-not-chosen",
+                            f"the computer has not chosen its move yet: take the {describe(what)} off {cell} "
+                            "and wait for its instruction", what=what)
             mover = self.referee.to_move.title if self.referee.to_move else "nobody"
-            return f"it is {mover}'s turn, not the computer's: take the {describe(what)} off {cell}"
+            return flag(kind, cell, "computer-not-its-turn",
+                        f"it is {mover}'s turn, not the computer's: take the {describe(what)} off {cell}",
+                        what=what, mover=self.referee.to_move)
         colour, move = told
         if cell == move.cell and piece.kind is move.piece.kind:
-            return (f"that is not the computer's move: turn the {colour.value} {piece.kind.value} on {cell} to "
-                    f"{move.piece} (its wave running {wave_words(move.piece)})")
-        return (f"that is not the computer's move: take the {describe(what)} off {cell} and put the "
-                f"{move.piece.describe(colour)} on {move.cell}")
+            return flag(kind, cell, "computer-turn-it",
+                        f"that is not the computer's move: turn the {colour.value} {piece.kind.value} on {cell} to "
+                        f"{move.piece} (its wave running {wave_words(move.piece)})",
+                        colour=colour, kind_of=piece.kind, piece=move.piece)
+        return flag(kind, cell, "computer-wrong",
+                    f"that is not the computer's move: take the {describe(what)} off {cell} and put the "
+                    f"{move.piece.describe(colour)} on {move.cell}", what=what, want=(colour, move.piece),
+                    to=str(move.cell))

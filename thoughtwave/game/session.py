@@ -225,7 +225,7 @@ class Session:
 
     def notices(self) -> list[Notice]:
         """The table's flags, then the board notices (the loop puts its own camera and storage ones first)."""
-        flags = [Notice(f.kind.value, f.cell, f.message) for f in self.watcher.table.flags.values()]
+        flags = [Notice(f.kind.value, f.cell, f.message, f.why) for f in self.watcher.table.flags.values()]
         return flags + list(self.board_notices.values())
 
     # ---- the computer opponent -------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from types import MappingProxyType
 
 from thoughtwave.engine import Cell, Colour, Kind, Rules, Verdict
 from thoughtwave.engine.analysis import Analysis
+from thoughtwave.engine.phrases import Phrase
 from thoughtwave.game.opponent import Instruction, Opponent
 from thoughtwave.game.store import GameRow
 
@@ -23,6 +24,7 @@ class Notice:
     kind: str
     cell: Cell | None
     message: str
+    why: Phrase | None = None    # a table flag's message as a code and values (the display translates it)
 
 
 @dataclass(frozen=True)
