@@ -29,6 +29,7 @@ from typing import Any
 from thoughtwave import configvalues as check
 from thoughtwave.calibration.profile import FILE_NAME
 from thoughtwave.engine import ALL_SIDES, Colour, NotationError, Penalty, Rules, Sides
+from thoughtwave.i18n import LANGUAGES
 from thoughtwave.synth.demo import DemoCamera
 from thoughtwave.vision.sources import (
     DEFAULT_RESOLUTION,
@@ -187,6 +188,7 @@ class DisplayConfig:
     """What the display does besides drawing the board."""
 
     speech: bool = True
+    language: str = "auto"     # "auto": each browser's own (Accept-Language, the page's switch); else en, fr or de
 
 
 def default_state_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -291,6 +293,8 @@ KEYS: tuple[Key, ...] = (
     Key("vision", "profile", "calibration profile; a relative path is inside state_dir "
         "(unset: the profile the calibration page writes there)", check.path),
     Key("display", "speech", "announce verdicts and the winner aloud in the browser", check.boolean),
+    Key("display", "language", "the display's language: auto (each browser's own, with a switch on the page), "
+        "or en, fr or de for every browser", lambda v: check.choice(v, ("auto", *LANGUAGES), str.lower)),
     Key("", "state_dir", "where games (SQLite) and the calibration profile live; a relative path is "
         "relative to the config file (unset: $STATE_DIRECTORY, else $XDG_STATE_HOME/thoughtwave, "
         "else ~/.local/state/thoughtwave)", check.path),

@@ -16,7 +16,7 @@ from flask import Flask
 
 from thoughtwave.config import Config
 from thoughtwave.game import Companion
-from thoughtwave.webui import api, apierrors, auth, calibrate_page, control, games, live
+from thoughtwave.webui import api, apierrors, auth, calibrate_page, control, games, language, live
 from thoughtwave.webui.auth import PinLimiter
 from thoughtwave.webui.calibration_desk import CalibrationDesk, desk_for
 from thoughtwave.webui.context import EXTENSION, StreamSlots, WebContext
@@ -67,6 +67,7 @@ def create_app(companion: Companion, *, pin: str | None, secret_key: bytes, conf
     app.extensions[EXTENSION] = WebContext(companion, StreamSlots(max(1, threads - KEPT_THREADS)),
                                            desk or desk_for(config), preview_fps)
     apierrors.install(app)
+    language.install(app, config.display.language if config is not None else "auto")
     auth.install(app, pin, limiter)
     for blueprint in (live.bp, api.bp, games.bp, control.bp, calibrate_page.bp):
         app.register_blueprint(blueprint)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from flask import Response, current_app
 
 from thoughtwave.game import Companion
+from thoughtwave.i18n import DEFAULT
 from thoughtwave.webui.apierrors import ApiError
 from thoughtwave.webui.calibration_desk import CalibrationDesk
 from thoughtwave.webui.view import PreviewJpegs, StateMessages
@@ -70,9 +71,9 @@ class WebContext:
     messages: StateMessages = field(default_factory=StateMessages)
     jpegs: PreviewJpegs = field(default_factory=PreviewJpegs)
 
-    def state(self) -> dict:
-        """The companion's latest state as the display's JSON."""
-        return self.messages.state(self.companion.state())
+    def state(self, lang: str = DEFAULT) -> dict:
+        """The companion's latest state as the display's JSON, its sentences in ``lang``."""
+        return self.messages.state(self.companion.state(), lang)
 
     def stream(self, chunks: Iterator[bytes], mimetype: str) -> Response:
         """A streamed answer holding one of the slots (503 when none is free) until it is closed."""

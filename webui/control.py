@@ -13,17 +13,18 @@ from thoughtwave.game import ControlError, Opponent, Snapshot
 from thoughtwave.webui.apierrors import ApiError, json_body, text_field
 from thoughtwave.webui.auth import requires_pin
 from thoughtwave.webui.context import web
+from thoughtwave.webui.language import current_language
 
 bp = Blueprint("control", __name__)
 
 
 def _answer(snapshot: Snapshot) -> Response:
-    return jsonify(web().messages.state(snapshot))
+    return jsonify(web().messages.state(snapshot, current_language()))
 
 
 @bp.get("/control")
 def page() -> str:
-    state = web().state()
+    state = web().state(current_language())
     return render_template("control.html", state=state, rules=state.get("rules") or {})
 
 

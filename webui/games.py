@@ -8,6 +8,7 @@ from thoughtwave.engine import GameRecord
 from thoughtwave.game import GameRow
 from thoughtwave.webui.apierrors import ApiError
 from thoughtwave.webui.context import web
+from thoughtwave.webui.language import current_language
 from thoughtwave.webui.view import stored_game
 
 bp = Blueprint("games", __name__)
@@ -29,7 +30,7 @@ def index() -> str:
 @bp.get("/games/<int:game_id>")
 def game(game_id: int) -> str:
     row, record = _game(game_id)
-    view = stored_game(row, record)
+    view = stored_game(row, record, current_language())
     return render_template("game.html", game=row.to_json(), moves=view["moves"], svg=view["svg"], record=record)
 
 
@@ -51,5 +52,5 @@ def api_games() -> Response:
 @bp.get("/api/games/<int:game_id>")
 def api_game(game_id: int) -> Response:
     row, record = _game(game_id)
-    view = stored_game(row, record)
+    view = stored_game(row, record, current_language())
     return jsonify(game=row.to_json(), moves=view["moves"], cells=view["cells"], result=view["result"])

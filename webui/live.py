@@ -10,6 +10,7 @@ from flask import Blueprint, Response, render_template
 
 from thoughtwave.webui.apierrors import ApiError
 from thoughtwave.webui.context import web
+from thoughtwave.webui.language import current_language
 
 #: Seconds a stream waits for a change before it sends something to keep the connection.
 KEEPALIVE_SECONDS = 15.0
@@ -19,7 +20,7 @@ bp = Blueprint("live", __name__)
 
 @bp.get("/")
 def page() -> str:
-    return render_template("live.html", state=web().state())
+    return render_template("live.html", state=web().state(current_language()))
 
 
 @bp.get("/board.svg")

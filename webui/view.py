@@ -16,7 +16,10 @@ import cv2
 from thoughtwave.engine import Colour, GameRecord, Outcome, Verdict
 from thoughtwave.engine.pieces import KINDS
 from thoughtwave.game import GameRow, Snapshot, is_picture
+from thoughtwave.i18n import DEFAULT, Text
+from thoughtwave.i18n.phrases import side_names
 from thoughtwave.webui.boardsvg import board_svg
+from thoughtwave.webui.words import instruction_words, notice_text, reason_text
 
 #: The preview's width at most, and its JPEG quality.
 PREVIEW_WIDTH = 640
@@ -36,9 +39,17 @@ def board_cells(verdicts: tuple[Verdict, ...] | list[Verdict]) -> tuple[dict[str
     return cells, last
 
 
-def move_rows(verdicts: tuple[Verdict, ...] | list[Verdict]) -> list[dict]:
-    """The moves list of the display: the ``referee --moves`` fields a person reads."""
-    return [{k: v.to_json()[k] for k in MOVE_FIELDS} for v in verdicts]
+def move_rows(verdicts: tuple[Verdict, ...] | list[Verdict], t: Text | None = None) -> list[dict]:
+    """The moves list of the display: the ``referee --moves`` fields a person reads (``reason`` as the referee
+    words it) and, for a move with a reason, ``reason_text``: the reason in the viewer's language."""
+    t = t or Text(DEFAULT)
+    rows = []
+    for v in verdicts:
+        row = {k: v.to_json()[k] for k in MOVE_FIELDS}
+        if v.reason is not None:
+            row["reason_text"] = reason_text(t, v)
+        rows.append(row)
+    return rows
 
 
 def analysis_json(snapshot: Snapshot) -> dict:
@@ -52,24 +63,27 @@ def analysis_json(snapshot: Snapshot) -> dict:
     }
 
 
-def computer_json(snapshot: Snapshot) -> dict | None:
+def computer_json(snapshot: Snapshot, t: Text | None = None) -> dict | None:
     turn = snapshot.computer
     if turn is None:
         return None
     told = turn.instruction
+    instruction = {**told.to_json(), **instruction_words(t or Text(DEFAULT), told)} if told else None
     return {**turn.opponent.to_json(), "name": turn.opponent.name, "to_move": turn.to_move,
-            "thinking": turn.thinking, "instruction": told.to_json() if told else None, "error": turn.error}
+            "thinking": turn.thinking, "instruction": instruction, "error": turn.error}
 
 
-def render_state(snapshot: Snapshot) -> dict:
-    """The JSON of ``/api/state`` and of each Server-Sent Event."""
+def render_state(snapshot: Snapshot, lang: str = DEFAULT) -> dict:
+    """The JSON of ``/api/state`` and of each Server-Sent Event, its sentences in ``lang``."""
+    t = Text(lang)
     cells, last = board_cells(snapshot.verdicts)
     wave = [str(c) for c in snapshot.wave]
-    flags = [{"kind": n.kind, "cell": str(n.cell) if n.cell else None, "message": n.message} for n in snapshot.notices]
+    flags = [{"kind": n.kind, "cell": str(n.cell) if n.cell else None,
+              "message": notice_text(t, n, snapshot.camera)} for n in snapshot.notices]
     flag_cells = {f["cell"]: f["kind"] for f in flags if f["cell"]}
     rules = snapshot.rules
     analysis = analysis_json(snapshot)
-    computer = computer_json(snapshot)
+    computer = computer_json(snapshot, t)
     told = computer["instruction"] if computer else None
     ghost = (told["cell"], told["colour"], told["piece"]) if told else None
     return {
@@ -82,12 +96,12 @@ def render_state(snapshot: Snapshot) -> dict:
         "cells": {name: {"colour": colour, "piece": piece} for name, (colour, piece) in cells.items()},
         "last": last,
         "wave": wave,
-        "moves": move_rows(snapshot.verdicts),
+        "moves": move_rows(snapshot.verdicts, t),
         "flags": flags,
         "status": snapshot.status,
         "camera": {"state": snapshot.camera.state, "message": snapshot.camera.message, "fps": snapshot.camera.fps,
                    "retry_in": snapshot.camera.retry_in},
-        "sides": {c.value: rules.side_names(c) for c in Colour},
+        "sides": {c.value: side_names(t, rules.sides_of(c)) for c in Colour},
         "rules": rules.to_json(),
         "speech": snapshot.speech,
         "seen": snapshot.seen,
@@ -98,46 +112,47 @@ def render_state(snapshot: Snapshot) -> dict:
         "svg": board_svg(cells, last=last, wave=wave, flags=flag_cells, red_sides=rules.red_sides,
                          threats=analysis["threats"], ghost=ghost),
         "version": snapshot.version,
+        "lang": t.lang,
     }
 
 
-def stored_game(row: GameRow, record: GameRecord) -> dict:
+def stored_game(row: GameRow, record: GameRecord, lang: str = DEFAULT) -> dict:
     """A stored game for its page and ``/api/games/N``: ``moves``, ``svg``, ``result`` and ``cells``."""
+    t = Text(lang)
     referee = record.replay()
     cells, _ = board_cells(referee.verdicts)
     wave = [str(c) for c in referee.winning_wave()]
     last = next((str(v.cell) for v in reversed(referee.verdicts) if v.cell), None)
-    svg = board_svg(cells, last=last, wave=wave, red_sides=row.rules.red_sides, title=f"Game {row.id}")
-    return {"moves": move_rows(referee.verdicts), "svg": svg, "result": referee.result,
+    svg = board_svg(cells, last=last, wave=wave, red_sides=row.rules.red_sides,
+                    title=t.gettext("Game %(number)s", number=row.id))
+    return {"moves": move_rows(referee.verdicts, t), "svg": svg, "result": referee.result,
             "cells": {k: {"colour": c, "piece": p} for k, (c, p) in cells.items()}}
 
 
 class StateMessages:
-    """The state of each version, rendered once: as JSON and as one Server-Sent Event."""
+    """The state of each version, rendered once per language: as JSON and as one Server-Sent Event."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._version: int | None = None
-        self._state: dict = {}
-        self._event = b""
+        self._rendered: dict[str, tuple[int, dict, bytes]] = {}    # language -> (version, state, event)
 
-    def _render(self, snapshot: Snapshot) -> None:
-        if self._version != snapshot.version:
-            state = render_state(snapshot)
-            self._version, self._state = snapshot.version, state
-            self._event = f"id: {snapshot.version}\ndata: {json.dumps(state)}\n\n".encode()
+    def _render(self, snapshot: Snapshot, lang: str) -> tuple[int, dict, bytes]:
+        done = self._rendered.get(lang)
+        if done is None or done[0] != snapshot.version:
+            state = render_state(snapshot, lang)
+            done = (snapshot.version, state, f"id: {snapshot.version}\ndata: {json.dumps(state)}\n\n".encode())
+            self._rendered[lang] = done
+        return done
 
-    def state(self, snapshot: Snapshot) -> dict:
-        """The JSON of ``snapshot`` (shared: never change it)."""
+    def state(self, snapshot: Snapshot, lang: str = DEFAULT) -> dict:
+        """The JSON of ``snapshot`` in ``lang`` (shared: never change it)."""
         with self._lock:
-            self._render(snapshot)
-            return self._state
+            return self._render(snapshot, lang)[1]
 
-    def event(self, snapshot: Snapshot) -> bytes:
-        """``snapshot`` as one Server-Sent Event (``id`` is its version)."""
+    def event(self, snapshot: Snapshot, lang: str = DEFAULT) -> bytes:
+        """``snapshot`` in ``lang`` as one Server-Sent Event (``id`` is its version)."""
         with self._lock:
-            self._render(snapshot)
-            return self._event
+            return self._render(snapshot, lang)[2]
 
 
 def encode_preview(image: Any, width: int = PREVIEW_WIDTH, quality: int = JPEG_QUALITY) -> bytes | None:

@@ -1,0 +1,70 @@
+"""The display's sentences in the viewer's language: the flags and notices, the verdicts' reasons, the sides,
+and the computer's instructions. English keeps the game's own words (the engine's, the loop's) as they are.
+
+>>> from thoughtwave.engine import Colour, Move
+>>> from thoughtwave.game import Instruction
+>>> told = Instruction(Move.parse("ne@F4"), Colour.BLACK, 0.5, ())
+>>> instruction_words(Text("de"), told)["detail"]
+'legen Sie die schwarze Kurve so, dass die Welle nach Norden und Osten läuft'
+"""
+
+from __future__ import annotations
+
+from thoughtwave.engine import Kind, Verdict
+from thoughtwave.game import Instruction, Notice
+from thoughtwave.game.snapshot import Camera
+from thoughtwave.i18n import Text
+from thoughtwave.i18n.phrases import colour_name, say, the_kind, the_piece, wave_words
+
+
+def notice_text(t: Text, notice: Notice, camera: Camera) -> str:
+    """What a flag or a notice of the loop says, in ``t``'s language."""
+    if t.lang == "en":
+        return notice.message
+    if notice.why is not None:
+        return say(t, notice.why)
+    match notice.kind:
+        case "hand":
+            return t.gettext("a hand (or something) has been over the board for a while: please clear the board")
+        case "board-lost":
+            return t.gettext("can't see the board: check the camera and that all four corner markers are in view")
+        case "board-moved":
+            return t.gettext("the board moved: hold on while it is found again")
+        case "camera":
+            return t.gettext("camera lost; trying again in %(seconds)s s", seconds=camera.retry_in)
+        case "storage":
+            return t.gettext("could not save the game; the last move was not counted")
+    return notice.message
+
+
+def reason_text(t: Text, verdict: Verdict) -> str | None:
+    """The verdict's reason in ``t``'s language (None for a legal placement)."""
+    if verdict.reason is None:
+        return None
+    return verdict.reason if t.lang == "en" else say(t, verdict.why)
+
+
+def instruction_words(t: Text, told: Instruction) -> dict[str, str]:
+    """The computer's instruction as the display shows and says it: ``text``, ``detail``, ``spoken``."""
+    if t.lang == "en":
+        return {"text": told.text, "detail": told.detail, "spoken": told.spoken}
+    piece, colour, cell = told.move.piece, told.colour, str(told.move.cell)
+    player, kind, wave = colour_name(t, colour), the_kind(t, colour, piece.kind), wave_words(t, piece)
+    if piece.kind is Kind.CROSS:
+        detail = t.gettext("lay %(piece)s (any way round: its waves run to all four sides)", piece=kind)
+    elif piece.kind is Kind.TERMINATOR:
+        detail = t.gettext("lay %(piece)s so its wave runs %(wave)s from the middle", piece=kind, wave=wave)
+    elif piece.kind is Kind.JUNCTION:
+        detail = t.gettext("lay %(piece)s so its waves run %(wave)s", piece=kind, wave=wave)
+    else:
+        detail = t.gettext("lay %(piece)s so its wave runs %(wave)s", piece=kind, wave=wave)
+    return {
+        "text": t.gettext("%(player)s plays %(piece)s at %(cell)s", player=player,
+                          piece=the_piece(t, colour, piece), cell=cell),
+        "detail": detail,
+        "spoken": t.gettext("%(player)s plays %(piece)s, %(wave)s, at %(cell)s", player=player, piece=kind,
+                            wave=wave, cell=f"{cell[0]} {cell[1:]}"),
+    }
+
+
+__all__ = ["instruction_words", "notice_text", "reason_text"]
