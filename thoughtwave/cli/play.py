@@ -1,5 +1,6 @@
 """``thoughtwave play``: two people at one terminal. The board is drawn like the network server's
-diagram; every verdict is explained; the record is saved after each move when ``--record`` is given."""
+diagram; every verdict is explained (in the terminal's language, or ``--lang``); the record is saved after each
+move when ``--record`` is given. The moves typed and the record stay in the notation, whatever the language."""
 
 from __future__ import annotations
 
@@ -12,13 +13,18 @@ from pathlib import Path
 
 from thoughtwave.cli.errors import UsageError
 from thoughtwave.cli.rulesargs import add_rules_arguments, rules_from_args
-from thoughtwave.engine import KINDS, Cell, Colour, GameRecord, NotationError, Outcome, Referee
+from thoughtwave.engine import KINDS, Cell, Colour, GameRecord, NotationError, Outcome, Penalty, Referee, Verdict
 from thoughtwave.engine.ai import Computer, chooser
 from thoughtwave.engine.textboard import draw
+from thoughtwave.i18n import LANGUAGES, Text, terminal_language
+from thoughtwave.i18n.phrases import colour_name, kind_plural, say, side_names
 
-HELP = """Type a move as PIECE@CELL: the piece by its arms n, e, s, w (or X for the cross), e.g.
-  ew@E5   a straight lying west-east on E5      nes@B2   a junction open to the north, east, south
-Other commands: legal CELL (what fits there), undo, help, quit."""
+
+def help_text(t: Text) -> str:
+    """How to type a move, and the other commands."""
+    return t.gettext("Type a move as PIECE@CELL: the piece by its arms n, e, s, w (or X for the cross), e.g.\n"
+                     "  ew@E5   a straight lying west-east on E5      nes@B2   a junction open to the north, east, "
+                     "south\nOther commands: legal CELL (what fits there), undo, help, quit.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,45 +36,55 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the computer's colour")
     parser.add_argument("--level", type=int, choices=[1, 2, 3], default=3, help="the computer's strength (default 3)")
     parser.add_argument("--seconds", type=float, default=1.0, help="the computer's thinking time per move")
+    parser.add_argument("--lang", choices=LANGUAGES, default=None,
+                        help="the language of the explanations (default: the terminal's locale, else en)")
     add_rules_arguments(parser)
 
 
-def describe(referee: Referee, ansi: bool) -> str:
+def describe(referee: Referee, ansi: bool, t: Text | None = None) -> str:
     """Board, inventories and whose turn it is."""
+    t = t or Text()
     colours = {}
     for verdict in referee.verdicts:
         if verdict.outcome is Outcome.LEGAL and verdict.cell and verdict.colour:
             colours[verdict.cell] = verdict.colour
     lines = [draw(referee.board, colours, ansi), ""]
     for colour in Colour:
-        counts = ", ".join(f"{referee.inventory[colour][k]} {k.value}" for k in KINDS)
-        lines.append(f"{colour.title:>5} ({referee.rules.side_names(colour)}): {counts}")
+        counts = ", ".join(kind_plural(t, k, referee.inventory[colour][k]) for k in KINDS)
+        lines.append(t.gettext("%(colour)s (%(sides)s): %(counts)s", colour=f"{colour_name(t, colour):>5}",
+                               sides=side_names(t, referee.rules.sides_of(colour)), counts=counts))
     return "\n".join(lines)
 
 
-def explain(verdict, referee: Referee) -> str:
+def explain(verdict: Verdict, referee: Referee, t: Text | None = None) -> str:
     """The verdict in a sentence or two for the players at the table."""
+    t = t or Text()
+    reason = say(t, verdict.why) if verdict.why is not None else verdict.reason
     if verdict.outcome is Outcome.REJECTED:
-        return f"Not a move: {verdict.reason}. Nothing changed."
+        return t.gettext("Not a move: %(reason)s. Nothing changed.", reason=reason)
     parts = []
     if verdict.outcome is Outcome.ILLEGAL:
         assert verdict.colour and verdict.piece
-        penalty = referee.rules.penalty.value
-        consequence = {
-            "skip-turn": f"the piece is out of the game and {verdict.colour.title} misses a turn",
-            "forfeit": "the piece is out of the game",
-            "retry": f"take it back; {verdict.colour.title} tries again",
-        }[penalty]
-        parts.append(f"Illegal: {verdict.reason}; {consequence}.")
+        colour = colour_name(t, verdict.colour)
+        penalty = referee.rules.penalty
+        if penalty is Penalty.FORFEIT:
+            parts.append(t.gettext("Illegal: %(reason)s; the piece is out of the game.", reason=reason))
+        elif penalty is Penalty.RETRY:
+            parts.append(t.gettext("Illegal: %(reason)s; take it back; %(colour)s tries again.", reason=reason,
+                                   colour=colour))
+        else:
+            parts.append(t.gettext("Illegal: %(reason)s; the piece is out of the game and %(colour)s misses a turn.",
+                                   reason=reason, colour=colour))
     else:
-        parts.append(f"{verdict.colour.title if verdict.colour else ''} laid {verdict.move}.")
+        parts.append(t.gettext("%(colour)s laid %(move)s.", move=verdict.move,
+                               colour=colour_name(t, verdict.colour) if verdict.colour else ""))
     for colour in verdict.passed:
-        parts.append(f"{colour.title} cannot place anything and passes.")
+        parts.append(t.gettext("%(colour)s cannot place anything and passes.", colour=colour_name(t, colour)))
     if verdict.winner:
-        parts.append(f"{verdict.winner.title} has joined {referee.rules.side_names(verdict.winner)}"
-                     f" and wins!")
+        parts.append(t.gettext("%(colour)s has joined %(sides)s and wins!", colour=colour_name(t, verdict.winner),
+                               sides=side_names(t, referee.rules.sides_of(verdict.winner))))
     elif verdict.draw:
-        parts.append("Neither player can place a piece: the game is drawn.")
+        parts.append(t.gettext("Neither player can place a piece: the game is drawn."))
     return " ".join(parts)
 
 
@@ -77,29 +93,34 @@ def run(args: argparse.Namespace, choose: Callable[[Referee], str] | None = None
     if choose is None and getattr(args, "vs", "human") == "computer":
         choose = chooser(Colour.parse(args.computer), Computer(level=args.level, seconds=args.seconds))
     referee = Referee(rules_from_args(args))
+    t = Text(getattr(args, "lang", None) or terminal_language())
     ansi = sys.stdout.isatty() and os.environ.get("NO_COLOR") is None
     record_path = Path(args.record) if args.record else None
     today = datetime.date.today().isoformat()
-    print(HELP)
+    print(help_text(t))
     while True:
         print()
-        print(describe(referee, ansi))
+        print(describe(referee, ansi, t))
         if referee.over:
-            print("Game over:", "draw" if referee.draw else f"{referee.winner.title} wins.")
+            if referee.winner is None:
+                print(t.gettext("Game over: draw"))
+            else:
+                print(t.gettext("Game over: %(colour)s wins.", colour=colour_name(t, referee.winner)))
             return 0
         assert referee.to_move is not None
+        mover = colour_name(t, referee.to_move)
         if choose is not None and (computer := choose(referee)):
             line = computer
-            print(f"{referee.to_move.title} (computer) plays {line}")
+            print(t.gettext("%(colour)s (computer) plays %(move)s", colour=mover, move=line))
         else:
             try:
-                line = input(f"{referee.to_move.title} to move> ").strip()
+                line = input(t.gettext("%(colour)s to move> ", colour=mover)).strip()
                 line.encode("utf-8")   # bytes that are not UTF-8 arrive as surrogate escapes
             except EOFError:
                 print()
                 return 0
             except UnicodeError:
-                print("That line is not readable text; type a move like ew@E5.")
+                print(t.gettext("That line is not readable text; type a move like ew@E5."))
                 continue
         if not line:
             continue
@@ -107,22 +128,24 @@ def run(args: argparse.Namespace, choose: Callable[[Referee], str] | None = None
         if word in ("quit", "exit", "q"):
             return 0
         if word in ("help", "?"):
-            print(HELP)
+            print(help_text(t))
             continue
         if word == "undo":
             undone = referee.undo()
-            print(f"Took back {undone.move}." if undone else "Nothing to take back.")
+            print(t.gettext("Took back %(move)s.", move=undone.move) if undone else t.gettext("Nothing to take back."))
         elif word == "legal":
+            asked = line.split(maxsplit=1)[1] if " " in line else ""
             try:
-                cell = Cell.parse(line.split(maxsplit=1)[1] if " " in line else "")
+                cell = Cell.parse(asked)
             except NotationError as err:
-                print(err)
+                print(err if t.lang == "en" else t.gettext("“%(text)s” is not a cell: name one from A1 to J10",
+                                                           text=asked))
                 continue
-            fits = ", ".join(str(p) for p in referee.legal_pieces(cell)) or "nothing you have"
-            print(f"On {cell} {referee.to_move.title} may lay: {fits}")
+            fits = ", ".join(str(p) for p in referee.legal_pieces(cell)) or t.gettext("nothing you have")
+            print(t.gettext("On %(cell)s %(colour)s may lay: %(pieces)s", cell=str(cell), colour=mover, pieces=fits))
             continue
         else:
-            print(explain(referee.play(line), referee))
+            print(explain(referee.play(line), referee, t))
         if record_path:
             text = GameRecord.from_referee(referee, args.red, args.black, today).to_text()
             try:

@@ -16,6 +16,7 @@ from thoughtwave.calibration.lens import sheet_art
 from thoughtwave.cli.errors import UsageError
 from thoughtwave.cli.rulesargs import sides_argument
 from thoughtwave.engine import ALL_SIDES, Sides
+from thoughtwave.i18n import LANGUAGES, terminal_language
 from thoughtwave.kit import write_pdf, write_png_set
 from thoughtwave.vision.artwork import BoardLayout
 
@@ -32,6 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dpi", type=int, default=200, metavar="N", help="resolution of the PNGs (default 200)")
     parser.add_argument("--red-sides", default=Sides.WE, type=sides_argument, choices=ALL_SIDES,
                         help=f"the sides Red joins, marked red on the board (default {Sides.WE}: {Sides.WE.names})")
+    parser.add_argument("--lang", choices=LANGUAGES, default=None,
+                        help="the language of the kit's printed words (default: the terminal's locale, else en)")
     parser.add_argument("--lens-sheet", action="store_true",
                         help="also print the ChArUco lens sheet (a PDF page; charuco.png with --png) for calibrate")
 
@@ -61,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.out:
             kit = write_pdf(args.out, layout, paper=args.paper, red_sides=args.red_sides, progress=_progress,
-                            sheets=sheets)
+                            sheets=sheets, lang=args.lang or terminal_language())
             summary.update(pdf=str(args.out), paper=args.paper, pages=kit.pages, board_sheets=kit.board_sheets)
         if args.png:
             files = write_png_set(args.png, layout, dpi=args.dpi, red_sides=args.red_sides, progress=_progress,

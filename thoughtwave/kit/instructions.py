@@ -6,44 +6,58 @@ import itertools
 
 from reportlab.pdfgen.canvas import Canvas
 
+from thoughtwave.i18n import Text
 from thoughtwave.kit.page import TEXT_BGR, Page, sheet_name
 from thoughtwave.kit.sheets import PAPER_MM, PRINT_MARGIN_MM, SheetPlan
 from thoughtwave.vision.artwork import BoardLayout
 
-_INSTRUCTIONS = (
-    ("Printing", [
-        "Print at 100% / \"actual size\" (never \"fit to page\"). Check with the ruler below: it must measure 100 mm.",
-        "Matt paper is best: gloss throws the lamp back at the camera. Colour printing for the tiles.",
-    ]),
-    ("The board", [
-        "Sheets with a grey GLUE strip: lay the next sheet on it, edge on the dashed line, grid lines continuing.",
-        "Cut only the edges marked with short black ticks; keep the white rim around the black squares.",
-        "Glue the board flat on card or foam board. The black squares (markers) must stay flat and uncovered.",
-    ]),
-    ("The tiles", [
-        "Glue each tile sheet on thin card (0.5-1 mm), let it dry under a book, cut along the grey lines.",
-        "A craft knife and a steel ruler give straight edges; each red and black set has 24 tiles.",
-    ]),
-    ("The camera", [
-        "Camera 40-80 cm straight above the board; the whole board, with its eight black squares, in view.",
-        "Even light from above or both sides; no lamp reflected in the board, no strong shadow across it.",
-    ]),
-)
+
+def _instructions(t: Text) -> tuple[tuple[str, list[str]], ...]:
+    """The headed paragraphs of the first page, in ``t``'s language."""
+    return (
+        (t.gettext("Printing"), [
+            t.gettext("Print at 100% / \"actual size\" (never \"fit to page\"). Check with the ruler below: it must "
+                      "measure 100 mm."),
+            t.gettext("Matt paper is best: gloss throws the lamp back at the camera. Colour printing for the tiles."),
+        ]),
+        (t.gettext("The board"), [
+            t.gettext("Sheets with a grey GLUE strip: lay the next sheet on it, edge on the dashed line, grid lines "
+                      "continuing."),
+            t.gettext("Cut only the edges marked with short black ticks; keep the white rim around the black squares."),
+            t.gettext("Glue the board flat on card or foam board. The black squares (markers) must stay flat and "
+                      "uncovered."),
+        ]),
+        (t.gettext("The tiles"), [
+            t.gettext("Glue each tile sheet on thin card (0.5-1 mm), let it dry under a book, cut along the grey "
+                      "lines."),
+            t.gettext("A craft knife and a steel ruler give straight edges; each red and black set has 24 tiles."),
+        ]),
+        (t.gettext("The camera"), [
+            t.gettext("Camera 40-80 cm straight above the board; the whole board, with its eight black squares, in "
+                      "view."),
+            t.gettext("Even light from above or both sides; no lamp reflected in the board, no strong shadow across "
+                      "it."),
+        ]),
+    )
 
 
-def instructions_page(canvas: Canvas, layout: BoardLayout, plan: SheetPlan) -> None:
+def instructions_page(canvas: Canvas, layout: BoardLayout, plan: SheetPlan, t: Text | None = None) -> None:
+    """The kit's first page, its words in ``t``'s language (default English)."""
+    t = t or Text()
     pw, ph = PAPER_MM[plan.paper]
     page = Page(canvas, pw, ph)
     x = PRINT_MARGIN_MM + 6
     y = PRINT_MARGIN_MM + 8
-    page.text("Thoughtwave companion: the print kit", x, y, 5.0, TEXT_BGR, align="left", bold=True)
+    page.text(t.gettext("Thoughtwave companion: the print kit"), x, y, 5.0, TEXT_BGR, align="left", bold=True)
     y += 10
-    facts = (f"Board {layout.width_mm:.0f} x {layout.height_mm:.0f} mm, cells {layout.cell_mm:g} mm, "
-             f"on {plan.sheets} {plan.paper.upper() if plan.paper != 'letter' else 'Letter'} sheet"
-             f"{'s' if plan.sheets > 1 else ''}; tiles {layout.tile_mm:.1f} mm.")
+    facts = t.ngettext(
+        "Board %(width)s x %(height)s mm, cells %(cell)s mm, on %(num)d %(paper)s sheet; tiles %(tile)s mm.",
+        "Board %(width)s x %(height)s mm, cells %(cell)s mm, on %(num)d %(paper)s sheets; tiles %(tile)s mm.",
+        plan.sheets, width=f"{layout.width_mm:.0f}", height=f"{layout.height_mm:.0f}", cell=f"{layout.cell_mm:g}",
+        paper=plan.paper.upper() if plan.paper != "letter" else "Letter", tile=f"{layout.tile_mm:.1f}")
     page.text(facts, x, y, 2.6, TEXT_BGR, align="left")
     y += 8
-    for heading, lines in _INSTRUCTIONS:
+    for heading, lines in _instructions(t):
         page.text(heading, x, y, 3.2, TEXT_BGR, align="left", bold=True)
         y += 6
         for line in lines:
@@ -59,7 +73,8 @@ def instructions_page(canvas: Canvas, layout: BoardLayout, plan: SheetPlan) -> N
     page.text("100 mm", x + 100, y + 3.5, 2.0, TEXT_BGR)
     y += 12
     if plan.sheets > 1:
-        page.text("How the board sheets go together (the numbers are the sheets):", x, y, 2.6, TEXT_BGR, align="left")
+        page.text(t.gettext("How the board sheets go together (the numbers are the sheets):"), x, y, 2.6, TEXT_BGR,
+                  align="left")
         y += 5
         scale = min((pw - 2 * x) / layout.width_mm, (ph - y - PRINT_MARGIN_MM - 4) / layout.height_mm, 0.5)
         page.rect(x, y, x + layout.width_mm * scale, y + layout.height_mm * scale, (235, 235, 235))

@@ -15,8 +15,11 @@ from pathlib import Path
 from reportlab.lib.units import mm as PT_PER_MM
 from reportlab.pdfgen.canvas import Canvas
 
+from thoughtwave.calibration.lens import SQUARE_MM
 from thoughtwave.engine.pieces import KINDS, START_INVENTORY, Colour, Kind, Piece
 from thoughtwave.engine.sides import Sides
+from thoughtwave.i18n import DEFAULT, Text
+from thoughtwave.i18n.phrases import kind_plural
 from thoughtwave.kit.instructions import instructions_page
 from thoughtwave.kit.page import (
     CUT_LINE_BGR,
@@ -43,7 +46,8 @@ from thoughtwave.kit.sheets import (
 from thoughtwave.vision.artwork import MARKER_BGR, BoardLayout, SheetArt, board_shapes
 
 
-def _board_sheet(page: Page, layout: BoardLayout, shapes: list, plan: SheetPlan, row: int, col: int) -> None:
+def _board_sheet(page: Page, layout: BoardLayout, shapes: list, plan: SheetPlan, row: int, col: int,
+                 t: Text) -> None:
     x0, x1 = plan.xs[col], plan.xs[col + 1]
     y0, y1 = plan.ys[row], plan.ys[row + 1]
     glue_right = col < plan.columns - 1
@@ -57,11 +61,11 @@ def _board_sheet(page: Page, layout: BoardLayout, shapes: list, plan: SheetPlan,
     page.clip(ox + x0, oy + y0, ox + cx1, oy + cy1)
     draw_board(page, shapes, ox, oy)
     if glue_right:
-        page.text(f"GLUE - sheet {sheet_name(plan, row, col + 1)} on top", ox + x1 + GLUE_MM / 2,
-                  oy + (y0 + y1) / 2, 2.0, GLUE_TEXT_BGR, upright=False)
+        page.text(t.gettext("GLUE - sheet %(sheet)s on top", sheet=sheet_name(plan, row, col + 1)),
+                  ox + x1 + GLUE_MM / 2, oy + (y0 + y1) / 2, 2.0, GLUE_TEXT_BGR, upright=False)
         page.line(ox + x1, oy + y0, ox + x1, oy + cy1, 0.15, CUT_LINE_BGR, dash=(2.0, 2.0))
     if glue_below:
-        page.text(f"GLUE - sheet {sheet_name(plan, row + 1, col)} on top", ox + (x0 + x1) / 2,
+        page.text(t.gettext("GLUE - sheet %(sheet)s on top", sheet=sheet_name(plan, row + 1, col)), ox + (x0 + x1) / 2,
                   oy + y1 + GLUE_MM / 2, 2.0, GLUE_TEXT_BGR)
         page.line(ox + x0, oy + y1, ox + cx1, oy + y1, 0.15, CUT_LINE_BGR, dash=(2.0, 2.0))
     canvas.restoreState()
@@ -74,10 +78,14 @@ def _board_sheet(page: Page, layout: BoardLayout, shapes: list, plan: SheetPlan,
     if row > 0:
         for x in (ox + x0 - tick - 0.5, ox + cx1 + 0.5):
             page.line(x, oy + y0, x + tick, oy + y0, 0.2, TEXT_BGR)
-    title = f"Thoughtwave board, sheet {sheet_name(plan, row, col)} of {plan.sheets}"
-    title += f" (row {row + 1}, column {col + 1})" if plan.sheets > 1 else ""
-    page.text(title + " - print at 100% (actual size)", page.width_mm / 2, max(3.0, (oy + y0) / 2), 2.2,
-              TEXT_BGR)
+    if plan.sheets > 1:
+        title = t.gettext("Thoughtwave board, sheet %(sheet)s of %(sheets)s (row %(row)s, column %(column)s) - print "
+                          "at 100%% (actual size)", sheet=sheet_name(plan, row, col), sheets=plan.sheets, row=row + 1,
+                          column=col + 1)
+    else:
+        title = t.gettext("Thoughtwave board, sheet %(sheet)s of %(sheets)s - print at 100%% (actual size)",
+                          sheet=sheet_name(plan, row, col), sheets=plan.sheets)
+    page.text(title, page.width_mm / 2, max(3.0, (oy + y0) / 2), 2.2, TEXT_BGR)
 
 
 def _tile_rows(cols: int) -> list[tuple[Kind, bool, list[Piece]]]:
@@ -91,7 +99,20 @@ def _tile_rows(cols: int) -> list[tuple[Kind, bool, list[Piece]]]:
     return rows
 
 
-def _tile_pages(canvas: Canvas, layout: BoardLayout, paper: str, progress: Progress) -> int:
+def _tile_heading(t: Text, colour: Colour, page: int, pages: int) -> str:
+    count = sum(START_INVENTORY.values())
+    if colour is Colour.RED:
+        if pages > 1:
+            return t.gettext("Red tiles (page %(page)s of %(pages)s): %(count)s in all", page=page, pages=pages,
+                             count=count)
+        return t.gettext("Red tiles: %(count)s in all", count=count)
+    if pages > 1:
+        return t.gettext("Black tiles (page %(page)s of %(pages)s): %(count)s in all", page=page, pages=pages,
+                         count=count)
+    return t.gettext("Black tiles: %(count)s in all", count=count)
+
+
+def _tile_pages(canvas: Canvas, layout: BoardLayout, paper: str, progress: Progress, t: Text) -> int:
     """Both tile sets, grouped by kind with a count over each group, with cut lines; returns the pages drawn."""
     pw, ph = PAPER_MM[paper]
     edge = layout.tile_mm
@@ -110,27 +131,27 @@ def _tile_pages(canvas: Canvas, layout: BoardLayout, paper: str, progress: Progr
             y = PRINT_MARGIN_MM + header
         y += pitch + (caption if row[1] or not pages_rows[-1] else 0.0)
         pages_rows[-1].append(row)
-    counts = ", ".join(f"{START_INVENTORY[k]} {_plural(k, START_INVENTORY[k])}" for k in KINDS)
+    counts = ", ".join(kind_plural(t, k, START_INVENTORY[k]) for k in KINDS)
     left = (pw - cols * pitch) / 2 + TILE_GAP_MM / 2 + TILE_BLEED_MM
     reach = TILE_GAP_MM / 2 + TILE_BLEED_MM  # cut lines run to the middle of each gap, meeting the next tile's
     drawn = 0
     for colour in Colour:
         for n, page_rows in enumerate(pages_rows):
             page = Page(canvas, pw, ph)
-            part = f" (page {n + 1} of {len(pages_rows)})" if len(pages_rows) > 1 else ""
-            page.text(f"{colour.title} tiles{part}: {sum(START_INVENTORY.values())} in all", PRINT_MARGIN_MM + 2,
+            page.text(_tile_heading(t, colour, n + 1, len(pages_rows)), PRINT_MARGIN_MM + 2,
                       PRINT_MARGIN_MM + 4, 4.0, TEXT_BGR, align="left", bold=True)
-            page.text(f"{counts}. Glue on card, then cut along the grey lines.", PRINT_MARGIN_MM + 2,
-                      PRINT_MARGIN_MM + 11, 2.6, TEXT_BGR, align="left")
-            page.text(f"Tile edge {edge:.1f} mm; board cells {layout.cell_mm:g} mm. Print at 100% (actual size).",
+            page.text(t.gettext("%(counts)s. Glue on card, then cut along the grey lines.", counts=counts),
+                      PRINT_MARGIN_MM + 2, PRINT_MARGIN_MM + 11, 2.6, TEXT_BGR, align="left")
+            page.text(t.gettext("Tile edge %(edge)s mm; board cells %(cell)s mm. Print at 100%% (actual size).",
+                                edge=f"{edge:.1f}", cell=f"{layout.cell_mm:g}"),
                       PRINT_MARGIN_MM + 2, PRINT_MARGIN_MM + 16, 2.6, TEXT_BGR, align="left")
             y = PRINT_MARGIN_MM + header
             for i, (kind, first, pieces) in enumerate(page_rows):
                 if first or i == 0:
-                    count = START_INVENTORY[kind]
-                    more = "" if first else " (continued)"
-                    page.text(f"{count} {_plural(kind, count)}{more}", left, y + caption / 2, 2.4, TEXT_BGR,
-                              align="left", bold=True)
+                    kinds = kind_plural(t, kind, START_INVENTORY[kind])
+                    if not first:
+                        kinds = t.gettext("%(kinds)s (continued)", kinds=kinds)
+                    page.text(kinds, left, y + caption / 2, 2.4, TEXT_BGR, align="left", bold=True)
                     y += caption
                 top = y + TILE_GAP_MM / 2 + TILE_BLEED_MM
                 # Cut lines first: the tiles, printed with bleed, cover them, so they show only in the gaps.
@@ -149,12 +170,6 @@ def _tile_pages(canvas: Canvas, layout: BoardLayout, paper: str, progress: Progr
     return drawn
 
 
-def _plural(kind: Kind, count: int) -> str:
-    if count == 1:
-        return kind.value
-    return "crosses" if kind is Kind.CROSS else f"{kind.value}s"
-
-
 @dataclass(frozen=True)
 class KitSummary:
     """What a kit run wrote."""
@@ -165,7 +180,18 @@ class KitSummary:
 
 
 
-def _sheet_page(canvas: Canvas, sheet: SheetArt, paper: str) -> None:
+def _sheet_words(t: Text, sheet: SheetArt) -> tuple[str, str, str | None]:
+    """The title, instruction and caption of a calibration sheet in ``t``'s language."""
+    if t.lang == DEFAULT or sheet.name != "charuco":
+        return sheet.title, sheet.instruction, sheet.caption
+    w, h = sheet.size_mm
+    return (t.gettext("Thoughtwave lens sheet (optional)"),
+            t.gettext("Glue flat on card; for a lens model take 10 photos holding it at different angles and places."),
+            t.gettext("Squares %(square)s mm (%(width)s x %(height)s mm in all): measure one to check the print is "
+                      "at 100%%.", square=f"{SQUARE_MM:g}", width=f"{w:g}", height=f"{h:g}"))
+
+
+def _sheet_page(canvas: Canvas, sheet: SheetArt, paper: str, t: Text) -> None:
     """The sheet at exact size, centred on a page of ``paper`` turned to whichever way it fits."""
     pw, ph = PAPER_MM[paper]
     sw, sh = sheet.size_mm
@@ -177,10 +203,12 @@ def _sheet_page(canvas: Canvas, sheet: SheetArt, paper: str) -> None:
     page = Page(canvas, pw, ph)
     ox = (pw - sw) / 2
     oy = PRINT_MARGIN_MM + text_mm + (ph - 2 * PRINT_MARGIN_MM - text_mm - sh) / 2
-    page.text(f"{sheet.title} - print at 100% (actual size)", pw / 2, PRINT_MARGIN_MM + 3, 3.0, TEXT_BGR, bold=True)
-    page.text(sheet.instruction, pw / 2, PRINT_MARGIN_MM + 8.5, 2.4, TEXT_BGR)
-    if sheet.caption:
-        page.text(sheet.caption, pw / 2, PRINT_MARGIN_MM + 12.5, 2.0, GLUE_TEXT_BGR)
+    title, instruction, caption = _sheet_words(t, sheet)
+    page.text(t.gettext("%(title)s - print at 100%% (actual size)", title=title), pw / 2, PRINT_MARGIN_MM + 3, 3.0,
+              TEXT_BGR, bold=True)
+    page.text(instruction, pw / 2, PRINT_MARGIN_MM + 8.5, 2.4, TEXT_BGR)
+    if caption:
+        page.text(caption, pw / 2, PRINT_MARGIN_MM + 12.5, 2.0, GLUE_TEXT_BGR)
     # One path for all black, so squares and marker modules that touch print without hairline seams.
     path = canvas.beginPath()
     for x0, y0, x1, y1 in sheet.black_mm:
@@ -192,26 +220,27 @@ def _sheet_page(canvas: Canvas, sheet: SheetArt, paper: str) -> None:
 
 
 def write_pdf(path: str | Path, layout: BoardLayout, paper: str = "a4", red_sides: Sides = Sides.WE,
-              progress: Progress = quiet, sheets: tuple[SheetArt, ...] = ()) -> KitSummary:
+              progress: Progress = quiet, sheets: tuple[SheetArt, ...] = (), lang: str = DEFAULT) -> KitSummary:
     """Write the kit (instructions, board sheets, both tile sets, then any calibration ``sheets``, each on a page
-    of its own) to ``path`` at exact physical size."""
+    of its own) to ``path`` at exact physical size, its words in ``lang`` (en, fr or de)."""
+    t = Text(lang)
     plan = plan_board_sheets(layout, paper)
     shapes = board_shapes(layout, red_sides)
     canvas = Canvas(str(path), pageCompression=1, invariant=1)  # invariant: same kit, same bytes
-    canvas.setTitle("Thoughtwave print kit")
+    canvas.setTitle(t.gettext("Thoughtwave print kit"))
     canvas.setAuthor("thoughtwave print-kit")
-    instructions_page(canvas, layout, plan)
+    instructions_page(canvas, layout, plan, t)
     pages = 1
     pw, ph = plan.page_mm
     for row, col in itertools.product(range(plan.rows), range(plan.columns)):
         page = Page(canvas, pw, ph)
-        _board_sheet(page, layout, shapes, plan, row, col)
+        _board_sheet(page, layout, shapes, plan, row, col, t)
         canvas.showPage()
         pages += 1
         progress(f"board sheet {sheet_name(plan, row, col)}/{plan.sheets}")
-    pages += _tile_pages(canvas, layout, paper, progress)
+    pages += _tile_pages(canvas, layout, paper, progress, t)
     for sheet in sheets:
-        _sheet_page(canvas, sheet, paper)
+        _sheet_page(canvas, sheet, paper, t)
         pages += 1
         progress(f"{sheet.name} sheet")
     canvas.save()
