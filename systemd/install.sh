@@ -40,7 +40,7 @@ MIN_FREE_MB=1024                   # the venv takes ~300 MB (numpy, OpenCV); pip
 # (aarch64 for Python 3.11 to 3.13, built against numpy 2), installed in the venv, shadows it.
 SIMPLEJPEG_PIN="simplejpeg==1.8.2"
 # The labwc window rule that hides the pointer sits between these two lines in the user's rc.xml.
-LABWC_BEGIN="<!-- thoughtwave kiosk: begin (sudo bash systemd/install.sh --uninstall removes it) -->"
+LABWC_BEGIN="<!-- thoughtwave kiosk: begin (uninstalling the companion takes this out) -->"
 LABWC_END="<!-- thoughtwave kiosk: end -->"
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
