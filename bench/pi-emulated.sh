@@ -66,18 +66,27 @@ base() {
 
 MOUNTED=()
 enter() {   # enter ROOT: mount what a running system has (not /sys: this root has no camera)
-    local root=$1
+    local root=$1 ca
     mount -t proc proc "$root/proc"
     mount --bind /dev "$root/dev"
     mount -t devpts devpts "$root/dev/pts" 2>/dev/null || true
     MOUNTED+=("$root/dev/pts" "$root/dev" "$root/proc")
     cp /etc/resolv.conf "$root/etc/resolv.conf"
+    # A host behind a TLS-inspecting proxy trusts a local CA: the root must too, apt and pip alike
+    # (pip keeps its own CA list unless told to use the system's).
+    if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+        for ca in /usr/local/share/ca-certificates/*.crt; do cp "$ca" "$root/usr/local/share/ca-certificates/"; done
+        in_root "$root" update-ca-certificates >/dev/null 2>&1
+        printf '[global]\ncert = /etc/ssl/certs/ca-certificates.crt\n' >"$root/etc/pip.conf"
+        echo "(the host's local CAs are trusted in the root: $(ls /usr/local/share/ca-certificates))"
+    fi
 }
 leave() {
     local m
     for m in "${MOUNTED[@]}"; do umount -l "$m" 2>/dev/null || true; done
     MOUNTED=()
 }
+# shellcheck disable=SC2317  # run by the EXIT trap
 cleanup() {
     local pidfile
     for pidfile in "$ROOTS"/run-*/run/thoughtwave-bench.pid; do
@@ -164,7 +173,6 @@ install_release() {
     # shellcheck disable=SC2016  # $PRETTY_NAME is the root's, read inside it
     say "$release: $(in_root "$root" sh -c '. /etc/os-release; echo "$PRETTY_NAME"'), \
 $(in_root "$root" dpkg --print-architecture), $(in_root "$root" uname -m), $(in_root "$root" python3 --version)"
-    in_root "$root" sh -c 'grep -m1 -o "^Features.*" /proc/cpuinfo || true'
 
     if [[ "$release" == bookworm ]]; then
         # Pi OS Bookworm ships numpy 1.24 and a simplejpeg built against it (python3-simplejpeg, from the
@@ -183,7 +191,7 @@ $(in_root "$root" dpkg --print-architecture), $(in_root "$root" uname -m), $(in_
 
     say "$release: the README's steps, as $LOGIN"
     in_root "$root" sh -c 'apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q git >/dev/null'
-    in_root "$root" runuser -u "$LOGIN" -- sh -c "cd ~ && git clone -q /tmp/thoughtwave.bundle thoughtwave \
+    in_root "$root" runuser -u "$LOGIN" -- sh -c "cd ~ && git -c advice.detachedHead=false clone -q /tmp/thoughtwave.bundle thoughtwave \
         && git -C thoughtwave log --oneline -1"
     say "$release: bash systemd/install.sh --dry-run (as $LOGIN, no sudo)"
     in_root "$root" runuser -u "$LOGIN" -- sh -c "cd ~/thoughtwave && bash systemd/install.sh --dry-run" \
@@ -197,7 +205,11 @@ $(in_root "$root" dpkg --print-architecture), $(in_root "$root" uname -m), $(in_
         die "$release: the installer calls this release unsupported"
     fi
     say "$release: installed in $(( $(date +%s) - started )) s; venv $(du -sm "$root/opt/thoughtwave/venv" | cut -f1) MB"
-    grep -E '^(source|pin) = |^# no camera' "$root/etc/thoughtwave/config.toml" | sed 's/^pin = .*/pin = (6 digits)/'
+    grep -E '^(source|pin) = |^# No camera' "$root/etc/thoughtwave/config.toml" | sed 's/^pin = .*/pin = (6 digits)/'
+    # What the emulated CPU offers numpy: a Pi 4's Cortex-A72 has NEON/ASIMD, no SVE.
+    in_root "$root" /opt/thoughtwave/venv/bin/python -c 'import numpy
+from numpy._core._multiarray_umath import __cpu_features__ as f
+print("numpy", numpy.__version__, "CPU features:", " ".join(k for k in sorted(f) if f[k]))'
     printf 'systemctl calls: '; paste -sd';' "$root/var/log/systemctl-stub.log"
 
     say "$release: print-kit, recognize, referee (as $LOGIN, the installed thoughtwave)"
@@ -236,7 +248,7 @@ refuse() {
     enter "$root"
     in_root "$root" sh -c 'git --version >/dev/null 2>&1 || { apt-get update -q >/dev/null &&
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q git >/dev/null; }'
-    in_root "$root" git clone -q /tmp/thoughtwave.bundle /root/thoughtwave
+    in_root "$root" git -c advice.detachedHead=false clone -q /tmp/thoughtwave.bundle /root/thoughtwave
     mkdir -p "$root/tmp/armhf" "$root/tmp/oldpython"
     # 32-bit Pi OS on a Pi 4: the kernel is 64-bit (uname -m says aarch64) but dpkg's userland is armhf;
     # on a Pi 2/3 uname says armv7l. Both are faked here, dpkg being what the installer goes by.
@@ -279,16 +291,23 @@ EOF
     leave
 }
 
-ensure_binfmt
-say "host: $(uname -m), $(qemu-aarch64-static --version | head -1), QEMU_CPU=$QEMU_CPU; checkout $(git -C "$SOURCE" log --oneline -1)"
-targets=("$@")
-(( ${#targets[@]} )) || targets=(bookworm trixie refuse)
-for target in "${targets[@]}"; do
-    case "$target" in
-        bookworm|trixie) install_release "$target" ;;
-        refuse) refuse ;;
-        roots) base bookworm; base trixie ;;
-        *) die "unknown target $target (bookworm, trixie, refuse, roots)" ;;
-    esac
-done
-say "all done"
+main() {
+    ensure_binfmt
+    say "host: $(uname -m), $(qemu-aarch64-static --version | head -1), QEMU_CPU=$QEMU_CPU; checkout $(git -C "$SOURCE" log --oneline -1)"
+    targets=("$@")
+    (( ${#targets[@]} )) || targets=(bookworm trixie refuse)
+    for target in "${targets[@]}"; do
+        case "$target" in
+            bookworm|trixie) install_release "$target" ;;
+            refuse) refuse ;;
+            roots) base bookworm; base trixie ;;
+            *) die "unknown target $target (bookworm, trixie, refuse, roots)" ;;
+        esac
+    done
+    say "all done"
+}
+
+# In a function, so bash has read the whole script before running any of it (an edit made while it
+# runs cannot derail it).
+main "$@"
+exit
