@@ -196,6 +196,10 @@ while (( $# )); do
     shift
 done
 (( PURGE && ! UNINSTALL )) && die "--purge only goes with --uninstall" 2
+# Every path is absolute by now. Leave the checkout: `python -c` puts the current directory first on
+# sys.path, and run from the checkout the venv's python would import its bare thoughtwave/ folder (the
+# package root, without the engine/, vision/, webui/ it maps in) instead of the installed package.
+cd /
 
 PREFIX="$DEST/opt/thoughtwave"
 VENV="$PREFIX/venv"

@@ -77,7 +77,9 @@ def staged_root(tmp_path: Path) -> tuple[Path, Path]:
     venv = root / "opt" / "thoughtwave" / "venv"
     (venv / "bin").mkdir(parents=True)
     (venv / "pyvenv.cfg").write_text("include-system-site-packages = true\n")
-    (venv / "bin" / "python").write_text(f'#!/bin/sh\nexec {Path(sys.executable)} "$@"\n')
+    # The stub notes where it was run from (the installer must not run it inside the checkout).
+    (venv / "bin" / "python").write_text(
+        f'#!/bin/sh\necho "$PWD" >> "{tmp_path / "python-cwd.log"}"\nexec {Path(sys.executable)} "$@"\n')
     # The stub notes whether what it was given to build is a clean copy: the project, no venv, no git.
     # Asked for the pinned simplejpeg, it puts a working one in $FIXED_SITE (first on PYTHONPATH).
     (venv / "bin" / "pip").write_text(
@@ -124,6 +126,8 @@ def run_staged(tmp_path: Path, root: Path, *args: str, env: dict[str, str] | Non
                **(env or {})}
     if "THOUGHTWAVE_MODEL_FILE" not in (env or {}):
         environ.pop("THOUGHTWAVE_MODEL_FILE", None)
+    # Run from the checkout, as the README says.
     result = subprocess.run(["bash", str(INSTALL), *(["--force"] if force else []), "--root", str(root), *args],
-                            capture_output=True, text=True, env=environ, timeout=120, stdin=subprocess.DEVNULL)
+                            capture_output=True, text=True, env=environ, timeout=120, stdin=subprocess.DEVNULL,
+                            cwd=ROOT)
     return result, log.read_text().splitlines()

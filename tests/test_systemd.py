@@ -358,6 +358,8 @@ def test_install_writes_a_valid_config_with_a_fresh_pin_and_a_second_run_changes
                         f"pip install --disable-pip-version-check --quiet --no-deps --force-reinstall {copy} (clean)"]
     assert system_calls == []                      # --root: no apt, no users, no systemctl
     assert "(--root: skipped) systemctl enable thoughtwave.service" in first.stdout
+    # The venv's python never runs in the checkout, where `-c` would import its bare thoughtwave/ folder.
+    assert set((tmp_path / "python-cwd.log").read_text().split()) == {"/"}
 
     # The owner edits the config; running the installer again (an update) keeps it, PIN and all.
     edited = config_path.read_text().replace("# port = 8080", "port = 9090").replace(
