@@ -78,7 +78,7 @@ enter() {   # enter ROOT: mount what a running system has (not /sys: this root h
         for ca in /usr/local/share/ca-certificates/*.crt; do cp "$ca" "$root/usr/local/share/ca-certificates/"; done
         in_root "$root" update-ca-certificates >/dev/null 2>&1
         printf '[global]\ncert = /etc/ssl/certs/ca-certificates.crt\n' >"$root/etc/pip.conf"
-        echo "(the host's local CAs are trusted in the root: $(ls /usr/local/share/ca-certificates))"
+        echo "(the host's local CAs are trusted in the root:" /usr/local/share/ca-certificates/*.crt ")"
     fi
 }
 leave() {
@@ -191,7 +191,7 @@ $(in_root "$root" dpkg --print-architecture), $(in_root "$root" uname -m), $(in_
 
     say "$release: the README's steps, as $LOGIN"
     in_root "$root" sh -c 'apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q git >/dev/null'
-    in_root "$root" runuser -u "$LOGIN" -- sh -c "cd ~ && git -c advice.detachedHead=false clone -q /tmp/thoughtwave.bundle thoughtwave \
+    in_root "$root" runuser -u "$LOGIN" -- sh -c "cd ~ && git -c advice.detachedHead=false -c init.defaultBranch=main clone -q /tmp/thoughtwave.bundle thoughtwave \
         && git -C thoughtwave log --oneline -1"
     say "$release: bash systemd/install.sh --dry-run (as $LOGIN, no sudo)"
     in_root "$root" runuser -u "$LOGIN" -- sh -c "cd ~/thoughtwave && bash systemd/install.sh --dry-run" \
@@ -248,7 +248,7 @@ refuse() {
     enter "$root"
     in_root "$root" sh -c 'git --version >/dev/null 2>&1 || { apt-get update -q >/dev/null &&
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q git >/dev/null; }'
-    in_root "$root" git -c advice.detachedHead=false clone -q /tmp/thoughtwave.bundle /root/thoughtwave
+    in_root "$root" git -c advice.detachedHead=false -c init.defaultBranch=main clone -q /tmp/thoughtwave.bundle /root/thoughtwave
     mkdir -p "$root/tmp/armhf" "$root/tmp/oldpython"
     # 32-bit Pi OS on a Pi 4: the kernel is 64-bit (uname -m says aarch64) but dpkg's userland is armhf;
     # on a Pi 2/3 uname says armv7l. Both are faked here, dpkg being what the installer goes by.

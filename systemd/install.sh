@@ -328,10 +328,11 @@ else
 fi
 
 # A camera. None is no refusal (the demo game runs), but it is said before anything happens.
+# (Not looked for when the install is refused anyway.)
 camera="" why=""
 if [[ -n "$CAMERA" ]]; then
     say "camera: $CAMERA (--camera)"
-elif (( python_ok )); then
+elif (( python_ok && ! ${#problems[@]} )); then
     { read -r camera; read -r why; } < <(timeout 60 python3 "$HERE/detect-camera.py" --preflight 2>/dev/null) || true
     if [[ -z "$camera" || "$camera" == demo ]]; then
         warn "no camera found (${why:-the camera check did not answer}): going on with the demo game. For a \
@@ -428,7 +429,8 @@ if (( DRY_RUN )); then
         "$VENV/bin/python" "$HERE/detect-camera.py" "$SIMPLEJPEG_PIN"
 else
     stack="$(stack_check)"
-    if grep -qE '^broken (simplejpeg|picamera2) numpy-abi' <<<"$stack"; then
+    if abi="$(grep -m 1 -E '^broken (simplejpeg|picamera2) numpy-abi' <<<"$stack")"; then
+        say "camera stack: $abi"
         say "apt's simplejpeg does not fit the venv's numpy: installing $SIMPLEJPEG_PIN into the venv"
         run "$VENV/bin/pip" install --disable-pip-version-check --quiet --only-binary=:all: --no-deps \
             "$SIMPLEJPEG_PIN"
