@@ -2,7 +2,7 @@
 # The Pi install, tried on emulated Raspberry Pi OS systems: arm64 Debian Bookworm and Trixie roots run
 # under qemu-user as a Pi 4's CPU (QEMU_CPU=cortex-a72: qemu's default CPU has SVE, which no Pi has).
 #
-#   sudo bash bench/pi-emulated.sh                 both releases, then the refusals (20-40 minutes)
+#   sudo bash bench/pi-emulated.sh                 both releases, then the refusals (~12 min; +15 the first time)
 #   sudo bash bench/pi-emulated.sh bookworm        one release (bookworm, trixie) or: refuse
 #
 # For each release, as a new user would, following the README's "Run it on a Raspberry Pi":
