@@ -26,6 +26,7 @@ from typing import Any
 
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
 from babel.support import Translations
 
 #: The languages the companion speaks, the default first.
@@ -117,6 +118,10 @@ class Text:
     def pgettext(self, context: str, message: str, **values: Any) -> str:
         text = self._t.pgettext(context, message)
         return text % values if values else text
+
+    def number(self, value: float, pattern: str = "0.##") -> str:
+        """``value`` as this language writes it (``pattern`` as Babel's: ``0.0`` one decimal): 24,5 in French."""
+        return format_decimal(value, pattern, locale=self.lang)
 
 
 __all__ = ["DEFAULT", "LANGUAGES", "LOCALE_DIR", "NATIVE_NAMES", "Text", "catalog_path", "compile_catalog",

@@ -53,8 +53,9 @@ def instructions_page(canvas: Canvas, layout: BoardLayout, plan: SheetPlan, t: T
     facts = t.ngettext(
         "Board %(width)s x %(height)s mm, cells %(cell)s mm, on %(num)d %(paper)s sheet; tiles %(tile)s mm.",
         "Board %(width)s x %(height)s mm, cells %(cell)s mm, on %(num)d %(paper)s sheets; tiles %(tile)s mm.",
-        plan.sheets, width=f"{layout.width_mm:.0f}", height=f"{layout.height_mm:.0f}", cell=f"{layout.cell_mm:g}",
-        paper=plan.paper.upper() if plan.paper != "letter" else "Letter", tile=f"{layout.tile_mm:.1f}")
+        plan.sheets, width=t.number(layout.width_mm, "0"), height=t.number(layout.height_mm, "0"),
+        cell=t.number(layout.cell_mm),
+        paper=plan.paper.upper() if plan.paper != "letter" else "Letter", tile=t.number(layout.tile_mm, "0.0"))
     page.text(facts, x, y, 2.6, TEXT_BGR, align="left")
     y += 8
     for heading, lines in _instructions(t):

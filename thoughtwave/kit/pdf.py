@@ -143,7 +143,7 @@ def _tile_pages(canvas: Canvas, layout: BoardLayout, paper: str, progress: Progr
             page.text(t.gettext("%(counts)s. Glue on card, then cut along the grey lines.", counts=counts),
                       PRINT_MARGIN_MM + 2, PRINT_MARGIN_MM + 11, 2.6, TEXT_BGR, align="left")
             page.text(t.gettext("Tile edge %(edge)s mm; board cells %(cell)s mm. Print at 100%% (actual size).",
-                                edge=f"{edge:.1f}", cell=f"{layout.cell_mm:g}"),
+                                edge=t.number(edge, "0.0"), cell=t.number(layout.cell_mm)),
                       PRINT_MARGIN_MM + 2, PRINT_MARGIN_MM + 16, 2.6, TEXT_BGR, align="left")
             y = PRINT_MARGIN_MM + header
             for i, (kind, first, pieces) in enumerate(page_rows):
@@ -188,7 +188,7 @@ def _sheet_words(t: Text, sheet: SheetArt) -> tuple[str, str, str | None]:
     return (t.gettext("Thoughtwave lens sheet (optional)"),
             t.gettext("Glue flat on card; for a lens model take 10 photos holding it at different angles and places."),
             t.gettext("Squares %(square)s mm (%(width)s x %(height)s mm in all): measure one to check the print is "
-                      "at 100%%.", square=f"{SQUARE_MM:g}", width=f"{w:g}", height=f"{h:g}"))
+                      "at 100%%.", square=t.number(SQUARE_MM), width=t.number(w), height=t.number(h)))
 
 
 def _sheet_page(canvas: Canvas, sheet: SheetArt, paper: str, t: Text) -> None:
