@@ -19,7 +19,7 @@ from thoughtwave.game import GameRow, Snapshot, is_picture
 from thoughtwave.i18n import DEFAULT, Text
 from thoughtwave.i18n.phrases import side_names
 from thoughtwave.webui.boardsvg import board_svg
-from thoughtwave.webui.words import instruction_words, notice_text, reason_text
+from thoughtwave.webui.localized import instruction_words, notice_text, reason_text
 
 #: The preview's width at most, and its JPEG quality.
 PREVIEW_WIDTH = 640
