@@ -20,14 +20,13 @@ import functools
 import io
 import os
 from collections.abc import Iterable, Mapping
-from gettext import NullTranslations
 from pathlib import Path
 from typing import Any
 
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
-from babel.support import Translations
+from babel.support import NullTranslations, Translations
 
 #: The languages the companion speaks, the default first.
 LANGUAGES: tuple[str, ...] = ("en", "fr", "de")
