@@ -12,9 +12,7 @@ German; the engine knows no language library.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
 
@@ -24,12 +22,17 @@ class Phrase:
 
     code: str
     english: str
-    values: Mapping[str, Any]
+    items: tuple[tuple[str, Any], ...]    # (name, value) pairs: a tuple, so a phrase copies and pickles
 
     @classmethod
     def of(cls, code: str, english: str, **values: Any) -> Phrase:
         """The phrase ``code`` with these values, worded ``english`` in English."""
-        return cls(code, english, MappingProxyType(dict(values)))
+        return cls(code, english, tuple(values.items()))
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """The values by name (a new dict each time)."""
+        return dict(self.items)
 
     def __str__(self) -> str:
         return self.english
