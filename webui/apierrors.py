@@ -139,8 +139,13 @@ def api_error(err: ApiError) -> Response:
     response.status_code = err.status
     if err.retry_after:
         response.headers["Retry-After"] = str(err.retry_after)
-    if err.close:   # the server closes the connection after this answer: it holds no slot while refused
-        response.headers["Connection"] = "close"
+    if err.close:
+        # The connection is closed after this answer, so a refused client holds no connection either. A WSGI
+        # app may not send `Connection` itself (PEP 3333, hop-by-hop); an answer of unknown length is one
+        # a server must close after, and waitress then says `Connection: close`.
+        body = response.get_data()
+        response.response = iter([body])
+        del response.headers["Content-Length"]
     return response
 
 
