@@ -52,7 +52,7 @@ def json_body() -> dict:
     try:
         data = json.loads(text, parse_constant=_no_constant, parse_float=_finite, parse_int=_bounded)
     except ValueError as err:   # JSONDecodeError and ours are both ValueError
-        raise ApiError(400, f"the body is not valid JSON: {err}") from None
+        raise ApiError(400, f"the body must be a JSON object: {err}") from None
     if not isinstance(data, dict):
         raise ApiError(400, "the body must be a JSON object")
     bad = unstorable(data)
