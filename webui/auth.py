@@ -217,7 +217,7 @@ def try_pin(given: Any) -> None:
         raise ApiError(403, "wrong PIN")
     rules.limiter.succeeded(client)
     token = rules.logins.start()
-    guard().logins.end(session.get("login"))   # an earlier login of this cookie ends
+    rules.logins.end(session.get("login"))   # an earlier login of this cookie ends
     session.clear()
     session["login"] = token
     session["csrf"] = secrets.token_urlsafe(32)  # a fresh token once authorised
