@@ -2,8 +2,8 @@
 (function () {
   "use strict";
   const $ = (id) => document.getElementById(id);
-  // Every string the script shows or speaks: the template fills them in (one place to translate).
-  const TEXT = JSON.parse($("live-text").textContent);
+  // Every string the script shows or speaks: the template gives them (main's data-text), one place to translate.
+  const TEXT = JSON.parse($("live").dataset.text);
   const fill = (key, values) => TEXT[key].replace(/\{(\w+)\}/g, (all, name) => String(values[name] ?? ""));
   const KINDS = ["terminator", "bend", "straight", "junction", "cross"];
   const SPEECH_KEY = "thoughtwave-speech";
