@@ -52,6 +52,60 @@ def analysis_json(snapshot: Snapshot) -> dict:
     }
 
 
+#: Flag kinds that ask the players to wait or look (amber); the others stop play until put right (red).
+WARN_KINDS = frozenset({"hand", "unreadable", "held", "board-moved"})
+
+#: One banner for several cells of a kind: what to do, with {n} (how many) and {cells} (their names).
+GROUPED = {
+    "illegal-piece": "Take the {n} illegal pieces off {cells}",
+    "rejected-piece": "Take the {n} pieces that were not moves off {cells}",
+    "lifted": "Put the {n} missing pieces back on {cells}",
+    "moved": "Put the {n} turned or swapped pieces back as they were on {cells}",
+    "unexplained": "Take the {n} pieces that appeared at once off {cells}, and lay them one at a time",
+    "undone": "Take the {n} pieces whose moves were taken back off {cells}",
+    "differs": "The stored game does not have the {n} pieces on {cells}: take them off (lay again any that was a move)",
+    "held": "The {n} new pieces on {cells} wait until the board is put right",
+    "unreadable": "Can't read {cells}: clear anything covering them or check the light",
+}
+#: Notices reworded for the display so that each says what to do.
+WORDED = {"hand": "Take your hand (or whatever lies there) off the board: the camera cannot see it"}
+#: A new game (no move yet) with pieces lying on the board: one instruction, whatever the flags' kinds.
+CLEAR_BOARD = "Clear the board: {n} pieces are still on it ({cells})"
+CLEAR_ONE = "Clear the board: a piece is still on it ({cells})"
+CLEAR_KINDS = frozenset({"unexplained", "differs"})
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def flag_banners(flags: list[dict], new_game: bool) -> list[dict]:
+    """The display's banners: ONE per kind of problem, its cells listed together, each saying what to do.
+
+    ``flags`` are the payload's flags (``kind``, ``cell`` or None, ``message``); ``new_game``: no move has
+    been made yet, so pieces the table cannot explain are left over from the last game. Each banner is
+    ``{kind, tone ("alert" or "warn"), cells, text}``, in the order the kinds first appear.
+    """
+    groups: dict[str, list[dict]] = {}
+    for flag in flags:
+        kind = "clear-board" if new_game and flag["kind"] in CLEAR_KINDS else flag["kind"]
+        groups.setdefault(kind, []).append(flag)
+    banners = []
+    for kind, members in groups.items():
+        cells = [f["cell"] for f in members if f["cell"]]
+        if kind == "clear-board":
+            text = (CLEAR_BOARD if len(cells) > 1 else CLEAR_ONE).format(n=len(cells), cells=", ".join(cells))
+        elif len(members) > 1 and kind in GROUPED:
+            text = GROUPED[kind].format(n=len(cells), cells=", ".join(cells))
+        elif kind in WORDED:
+            text = WORDED[kind]
+        else:
+            text = "; ".join(_sentence(f["message"]) for f in members)
+        banners.append({"kind": kind, "tone": "warn" if kind in WARN_KINDS else "alert", "cells": cells,
+                        "text": text})
+    return banners
+
+
 def computer_json(snapshot: Snapshot) -> dict | None:
     turn = snapshot.computer
     if turn is None:
@@ -84,6 +138,7 @@ def render_state(snapshot: Snapshot) -> dict:
         "wave": wave,
         "moves": move_rows(snapshot.verdicts),
         "flags": flags,
+        "banners": flag_banners(flags, new_game=not snapshot.verdicts),
         "status": snapshot.status,
         "camera": {"state": snapshot.camera.state, "message": snapshot.camera.message, "fps": snapshot.camera.fps,
                    "retry_in": snapshot.camera.retry_in},
@@ -169,4 +224,4 @@ class PreviewJpegs:
             return self._jpeg
 
 
-__all__ = ["PreviewJpegs", "StateMessages", "encode_preview", "render_state", "stored_game"]
+__all__ = ["PreviewJpegs", "StateMessages", "encode_preview", "flag_banners", "render_state", "stored_game"]
