@@ -14,7 +14,7 @@ from thoughtwave.game import Companion, ScriptedGame, ScriptedSource, ScriptFram
 from thoughtwave.webui.app import create_app, load_secret_key
 from thoughtwave.webui.auth import PinLimiter
 
-PIN = "2468"
+PIN = "246813"
 
 
 @pytest.fixture
@@ -313,10 +313,16 @@ def test_no_json_body_ever_makes_a_500(client, path, body):
         assert "error" in response.get_json()
 
 
-@pytest.mark.parametrize("pin", [2468, None, [], {"pin": PIN}, "2468\x00", "٢٤٦٨"])
-def test_a_pin_of_the_wrong_type_or_form_is_refused_not_a_crash(client, pin):
+@pytest.mark.parametrize("pin", [None, "246813\x00", "٢٤٦٨١٣"])
+def test_a_pin_of_the_wrong_form_is_refused_not_a_crash(client, pin):
     response = client.post("/api/login", json={"pin": pin}, headers={"X-CSRF-Token": token(client)})
     assert response.status_code == 403 and response.get_json() == {"error": "wrong PIN"}
+
+
+@pytest.mark.parametrize("pin", [246813, [], {"pin": PIN}, "1" * 65])
+def test_a_pin_of_the_wrong_type_is_refused_naming_the_field(client, pin):
+    response = client.post("/api/login", json={"pin": pin}, headers={"X-CSRF-Token": token(client)})
+    assert response.status_code == 400 and response.get_json()["error"].startswith("pin: ")
 
 
 def test_other_pages_guard_their_changes_with_requires_pin(app):

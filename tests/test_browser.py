@@ -40,7 +40,7 @@ def test_the_demo_game_plays_on_the_page_flags_clear_and_the_winner_is_announced
     expect(page.locator("#connection")).to_be_hidden()
     companion.start()         # the game starts once the page is watching
     expect(page.locator("#moves li").last).to_contain_text("ew@A5", timeout=10_000)   # newest first
-    flag = page.locator('#flags .flag[data-cell="A6"]')
+    flag = page.locator('#flags .flag[data-cells="A6"]')
     expect(flag).to_be_visible(timeout=10_000)
     expect(flag).to_contain_text("Take the black straight ns off A6; it is out of the game; Black misses a turn")
     expect(page.locator('svg g.flag[data-cell="A6"]')).to_have_count(1)

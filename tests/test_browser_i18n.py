@@ -61,7 +61,7 @@ def test_a_flag_and_the_winner_in_the_browsers_language(served, chromium, lang):
         assert page.evaluate("document.documentElement.lang") == lang
         expect(page.locator("#connection")).to_be_hidden()
         companion.start()
-        flag = page.locator('#flags .flag[data-cell="A6"]')
+        flag = page.locator('#flags .flag[data-cells="A6"]')
         expect(flag).to_be_visible(timeout=10_000)
         expect(flag).to_contain_text(EXPECTED[lang]["flag"])
         expect(flag).to_have_count(0, timeout=10_000)

@@ -107,7 +107,7 @@ fps = 15
 [server]
 host = "0.0.0.0"
 port = 8888
-pin = "0042"
+pin = "004200"
 threads = 8
 [rules]
 illegal_penalty = "forfeit"
@@ -122,7 +122,7 @@ speech = false
 """), environ=ENV)
     assert config.camera == CameraConfig(source="usb:1", resolution=(640, 480), fps=15.0)
     assert isinstance(config.camera.fps, float)
-    assert config.server == ServerConfig(host="0.0.0.0", port=8888, pin="0042", threads=8)
+    assert config.server == ServerConfig(host="0.0.0.0", port=8888, pin="004200", threads=8)
     assert config.rules == RulesConfig(illegal_penalty="forfeit", red_sides=Sides.NS, first="black")
     assert config.rules.red_sides is Sides.NS
     assert config.state_dir == tmp_path / "games"          # relative to the config file
@@ -189,9 +189,10 @@ def test_unknown_names_are_named_with_a_suggestion(tmp_path, text, expected):
     ("[server]\nthreads = 33\n", "[server] threads: must be 2-32, got 33"),
     ('[server]\nhost = "my host"\n', "[server] host: must be an IP address"),
     ("[server]\npin = 1234\n", '[server] pin: must be in quotes, like pin = "123456"'),
-    ('[server]\npin = "123"\n', "[server] pin: must be 4-12 digits"),
-    ('[server]\npin = "1234567890123"\n', "[server] pin: must be 4-12 digits"),
-    ('[server]\npin = "12a4"\n', "[server] pin: must be 4-12 digits"),
+    ('[server]\npin = "123"\n', "[server] pin: must be 6-12 digits"),
+    ('[server]\npin = "1234567890123"\n', "[server] pin: must be 6-12 digits"),
+    ('[server]\npin = "12a4"\n', "[server] pin: must be 6-12 digits"),
+    ('[server]\npin = "12345"\n', "[server] pin: must be 6-12 digits"),
     ('[camera]\nsource = "webcam"\n', "[camera] source: must be demo, pi, usb:N, file:PATH or dir:PATH"),
     ('[camera]\nsource = "usb:x"\n', "[camera] source: must be demo"),
     ('[camera]\nsource = "file:"\n', "[camera] source: must be demo"),

@@ -157,12 +157,17 @@ class CameraConfig:
 
 @dataclass(frozen=True)
 class ServerConfig:
-    """The display's web server; ``pin`` (4-12 digits) unlocks changes (``None``: serve picks one per start)."""
+    """The display's web server; ``pin`` (6-12 digits) unlocks changes (``None``: serve picks one per start).
+    ``connection_limit`` caps the open connections (streams are capped far below it, by ``threads`` and
+    ``streams_per_client``); ``channel_timeout`` closes a connection idle that many seconds."""
 
     host: str = "127.0.0.1"
     port: int = 8080
     pin: str | None = None
     threads: int = 8
+    connection_limit: int = 200
+    channel_timeout: int = 30
+    streams_per_client: int = 4
 
 
 @dataclass(frozen=True)
@@ -278,9 +283,15 @@ KEYS: tuple[Key, ...] = (
     Key("server", "host", "address the display listens on; 0.0.0.0 lets other machines on the network "
         "watch", check.host),
     Key("server", "port", "TCP port of the display (1-65535)", lambda v: check.integer(v, 1, 65535)),
-    Key("server", "pin", "4-12 digits, in quotes, that unlock changes (new game, undo, calibration); "
+    Key("server", "pin", "6-12 digits, in quotes, that unlock changes (new game, undo, calibration); "
         "unset: serve makes a new one at every start and prints it to its log", check.pin),
     Key("server", "threads", "web server worker threads (2-32)", lambda v: check.integer(v, 2, 32)),
+    Key("server", "connection_limit", "most connections open at once (50-1000): a Pi takes 200 easily; "
+        "watchers' live streams are capped far below it", lambda v: check.integer(v, 50, 1000)),
+    Key("server", "channel_timeout", "seconds before an idle connection is closed (5-600)",
+        lambda v: check.integer(v, 5, 600)),
+    Key("server", "streams_per_client", "live streams (updates, camera preview) one address may hold (1-32)",
+        lambda v: check.integer(v, 1, 32)),
     Key("rules", "illegal_penalty", "what an illegal placement costs: skip-turn, forfeit or retry",
         lambda v: check.choice(v, tuple(p.value for p in Penalty), str.lower)),
     Key("rules", "red_sides", "the sides Red joins: " + " or ".join(f"{s} ({s.names})" for s in ALL_SIDES), _sides),

@@ -98,14 +98,19 @@ def host(value: Any) -> str:
     raise Invalid(f"must be an IP address (0.0.0.0 for every interface) or a host name, got {value!r}")
 
 
+#: The fewest and most digits a PIN may have: six give a million PINs, against five guesses a minute.
+PIN_DIGITS = (6, 12)
+
+
 def pin(value: Any) -> str:
     # An unquoted PIN is a TOML integer and would lose its leading zeros: insist on quotes.
     if isinstance(value, int) and not isinstance(value, bool):
         raise Invalid('must be in quotes, like pin = "123456", so leading zeros survive')
     text = string(value).strip()
-    if not re.fullmatch(r"\d{4,12}", text):
+    low, high = PIN_DIGITS
+    if not re.fullmatch(rf"\d{{{low},{high}}}", text):
         # The PIN itself is never echoed: the message ends up in the journal.
-        raise Invalid("must be 4-12 digits in quotes (or leave the key out), "
+        raise Invalid(f"must be {low}-{high} digits in quotes (or leave the key out), "
                        f"got {len(text)} characters" + ("" if text.isdigit() else " that are not all digits"))
     return text
 

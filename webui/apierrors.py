@@ -3,16 +3,25 @@ unexpected a logged 500, and every answer carries the security headers (a strict
 
 from __future__ import annotations
 
+import json
 import logging
+import re
+from typing import Any
 
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
+
+from thoughtwave.game import StorageError
 
 log = logging.getLogger(__name__)
 
 #: The largest request body taken, in bytes.
 MAX_BODY = 16 * 1024
 NAME_LENGTH = 40
+#: The deepest nesting of arrays and objects a body may have (the deepest body we take has 3 levels).
+MAX_DEPTH = 8
+#: The largest whole number a body may hold: SQLite's and the ids' 64 bits.
+MAX_INT = 2**63 - 1
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
@@ -21,19 +30,95 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
 class ApiError(Exception):
     """A 4xx answer with a message for the caller."""
 
-    def __init__(self, status: int, message: str, retry_after: int | None = None) -> None:
+    def __init__(self, status: int, message: str, retry_after: int | None = None, close: bool = False) -> None:
         super().__init__(message)
-        self.status, self.message, self.retry_after = status, message, retry_after
+        self.status, self.message, self.retry_after, self.close = status, message, retry_after, close
 
 
 def json_body() -> dict:
-    """The request's JSON object ({} for an empty body); ApiError 400 for anything else."""
-    if not request.get_data(cache=True):
+    """The request's JSON object ({} for an empty body); ApiError 400 for anything else: not UTF-8, not JSON,
+    not an object, nested deeper than ``MAX_DEPTH``, ``NaN`` or ``Infinity``, a whole number past 64 bits,
+    or text with a lone surrogate (SQLite cannot store it). Checked before and while parsing, never by
+    recursing on the caller's nesting."""
+    raw = request.get_data(cache=True)
+    if not raw:
         return {}
-    data = request.get_json(force=True, silent=True)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ApiError(400, "the body must be UTF-8 JSON") from None
+    if nesting(text) > MAX_DEPTH:
+        raise ApiError(400, f"the body is nested too deeply (at most {MAX_DEPTH} levels)")
+    try:
+        data = json.loads(text, parse_constant=_no_constant, parse_float=_finite, parse_int=_bounded)
+    except ValueError as err:   # JSONDecodeError and ours are both ValueError
+        raise ApiError(400, f"the body must be a JSON object: {err}") from None
     if not isinstance(data, dict):
         raise ApiError(400, "the body must be a JSON object")
+    bad = unstorable(data)
+    if bad is not None:
+        raise ApiError(400, f"{bad}: text with a lone surrogate (\\ud800-\\udfff) cannot be stored")
     return data
+
+
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def nesting(text: str) -> int:
+    """How deeply the arrays and objects of JSON ``text`` nest (brackets inside strings do not count)."""
+    depth = deepest = 0
+    for char in _STRINGS.sub("", text):
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is too large a number")
+    return value
+
+
+def _bounded(text: str) -> int:
+    if len(text) > 20:
+        raise ValueError("a whole number has too many digits")
+    value = int(text)
+    if not -MAX_INT - 1 <= value <= MAX_INT:
+        raise ValueError(f"{text} is outside 64 bits")
+    return value
+
+
+def storable(text: str) -> bool:
+    """Whether ``text`` can be stored (encoded as UTF-8): no lone surrogates."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def unstorable(data: Any, where: str = "") -> str | None:
+    """The path (``red`` or ``inventory.red``) of the first text in ``data`` that cannot be stored, or None.
+    ``data`` is at most ``MAX_DEPTH`` deep (checked before parsing), so the recursion is bounded."""
+    if isinstance(data, str):
+        return None if storable(data) else (where or "the body")
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for key, value in items:
+        path = f"{where}.{key}" if where else str(key)
+        if isinstance(key, str) and not storable(key):
+            return where or "a field name"
+        found = unstorable(value, path)
+        if found is not None:
+            return found
+    return None
 
 
 def text_field(data: dict, name: str, limit: int = NAME_LENGTH) -> str:
@@ -54,6 +139,13 @@ def api_error(err: ApiError) -> Response:
     response.status_code = err.status
     if err.retry_after:
         response.headers["Retry-After"] = str(err.retry_after)
+    if err.close:
+        # The connection is closed after this answer, so a refused client holds no connection either. A WSGI
+        # app may not send `Connection` itself (PEP 3333, hop-by-hop); an answer of unknown length is one
+        # a server must close after, and waitress then says `Connection: close`.
+        body = response.get_data()
+        response.response = iter([body])
+        del response.headers["Content-Length"]
     return response
 
 
@@ -62,6 +154,13 @@ def http_error(err: HTTPException) -> Response:
                 413: f"the body is too large (at most {MAX_BODY // 1024} KB)"}
     response = jsonify(error=messages.get(err.code or 500, err.description or "error"))
     response.status_code = err.code or 500
+    return response
+
+
+def not_stored(err: StorageError) -> Response:
+    log.warning("a change could not be stored on %s %s: %s", request.method, request.path, err)
+    response = jsonify(error=f"the change could not be saved ({err}); nothing was changed")
+    response.status_code = 400
     return response
 
 
@@ -86,5 +185,6 @@ def install(app: Flask) -> None:
     """Answer errors as JSON and add the security headers, for every view of ``app``."""
     app.register_error_handler(ApiError, api_error)
     app.register_error_handler(HTTPException, http_error)
+    app.register_error_handler(StorageError, not_stored)
     app.register_error_handler(Exception, bug)
     app.after_request(security_headers)

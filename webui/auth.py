@@ -1,13 +1,19 @@
-"""Who may change anything: anyone may watch; a change needs the PIN, entered once (a signed session
-cookie), plus the session's CSRF token on every POST (header ``X-CSRF-Token`` for JSON, field ``csrf``
-for forms). Failed PINs are rate-limited per client. Without a PIN nothing can be changed.
+"""Who may change anything: anyone may watch; a change needs the PIN, entered once, plus the session's CSRF
+token on every POST (header ``X-CSRF-Token`` for JSON, field ``csrf`` for forms). Failed PINs are
+rate-limited per client. Without a PIN nothing can be changed.
+
+A login lives on the server (``Logins``, kept in the state database): the signed cookie only carries its
+random token. Logging out ends it (a copied cookie stops working too); so do 12 idle hours, and a start
+with another PIN ends every earlier login.
 
 ``requires_pin`` guards a view; the ``auth`` blueprint holds the login and logout page and API.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
+import logging
 import secrets
 import threading
 import time
@@ -17,13 +23,31 @@ from dataclasses import dataclass, field
 from functools import wraps
 from typing import Any
 
-from flask import Blueprint, Flask, Response, current_app, jsonify, redirect, render_template, request, session, url_for
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    current_app,
+    g,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 
-from thoughtwave.webui.apierrors import ApiError, json_body
+from thoughtwave.game import StorageError, Store
+from thoughtwave.webui.apierrors import ApiError
+from thoughtwave.webui.schemas import Empty, Login, body
+
+log = logging.getLogger(__name__)
 
 PIN_ATTEMPTS = 5          # failed PIN attempts allowed per client ...
 PIN_WINDOW = 60.0         # ... per this many seconds
 EXTENSION = "thoughtwave.auth"
+IDLE_SECONDS = 12 * 3600  # a login unused this long has ended
+TOUCH_SECONDS = 60.0      # a login's last use is written at most this often (each write is an fsync)
 
 
 class PinLimiter:
@@ -59,17 +83,70 @@ class PinLimiter:
             self._failures.pop(client, None)
 
 
+class Logins:
+    """The logins made with this app's PIN, kept in ``store``: each a random token in the signed cookie, its
+    digest in the store with a digest of the PIN it was made with and when it was last used (``clock``:
+    wall seconds). Made, the logins of any other PIN and those idle for ``idle`` seconds are ended."""
+
+    def __init__(self, store: Store, pin: str | None, secret_key: bytes, clock: Callable[[], float] = time.time,
+                 idle: float = IDLE_SECONDS) -> None:
+        self.store, self.idle, self._clock = store, idle, clock
+        self._pin = hmac.new(secret_key, b"pin:" + pin.encode(), hashlib.sha256).hexdigest() if pin else None
+        try:
+            store.end_logins(self._pin, clock() - idle)
+        except StorageError as err:   # the store then refuses logins too: nobody is let in by mistake
+            log.warning("could not end the earlier logins: %s", err)
+
+    def start(self) -> str:
+        """A new login's token (for the cookie); ApiError 503 when it cannot be kept."""
+        token = secrets.token_urlsafe(32)
+        try:
+            self.store.add_login(_digest(token), self._pin or "", self._clock())
+        except StorageError as err:
+            raise ApiError(503, f"could not keep the login ({err}): try again") from None
+        return token
+
+    def valid(self, token: Any) -> bool:
+        """Whether ``token`` is a login made with this PIN and used in the last ``idle`` seconds."""
+        if self._pin is None or not isinstance(token, str):
+            return False
+        digest, now = _digest(token), self._clock()
+        try:
+            found = self.store.login_seen(digest)
+            if found is None or not hmac.compare_digest(found[0], self._pin) or found[1] < now - self.idle:
+                return False
+            if now - found[1] >= TOUCH_SECONDS:
+                self.store.touch_login(digest, now)
+        except StorageError as err:
+            log.warning("could not check a login: %s", err)
+            return False
+        return True
+
+    def end(self, token: Any) -> None:
+        """End the login ``token`` (and so every copy of its cookie)."""
+        if isinstance(token, str):
+            try:
+                self.store.end_login(_digest(token))
+            except StorageError as err:
+                raise ApiError(503, f"could not end the login ({err}): try again") from None
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
 @dataclass(frozen=True)
 class Guard:
-    """An app's PIN (None: changes are locked) and its limiter."""
+    """An app's PIN (None: changes are locked), its logins and its limiter."""
 
     pin: str | None
+    logins: Logins
     limiter: PinLimiter = field(default_factory=PinLimiter)
 
 
-def install(app: Flask, pin: str | None, limiter: PinLimiter | None = None) -> None:
-    """Guard ``app``'s changes with ``pin``; pages get ``csrf``, ``authorised`` and ``pin_set``."""
-    app.extensions[EXTENSION] = Guard(pin, limiter or PinLimiter())
+def install(app: Flask, pin: str | None, logins: Logins, limiter: PinLimiter | None = None) -> None:
+    """Guard ``app``'s changes with ``pin`` and ``logins``; pages get ``csrf``, ``authorised`` and ``pin_set``."""
+    app.extensions[EXTENSION] = Guard(pin, logins, limiter or PinLimiter())
     app.context_processor(page_values)
     app.register_blueprint(bp)
 
@@ -100,8 +177,16 @@ def check_csrf() -> None:
 
 
 def is_authorised() -> bool:
-    """Whether this session has entered the PIN (never, when no PIN is set)."""
-    return guard().pin is not None and session.get("auth") is True
+    """Whether this session has entered the PIN and its login still stands (never, when no PIN is set)."""
+    if "thoughtwave_authorised" not in g:
+        g.thoughtwave_authorised = guard().pin is not None and guard().logins.valid(session.get("login"))
+    return g.thoughtwave_authorised
+
+
+def _log_out() -> None:
+    guard().logins.end(session.get("login"))
+    session.clear()
+    g.thoughtwave_authorised = False
 
 
 def requires_pin(view: Callable) -> Callable:
@@ -131,9 +216,12 @@ def try_pin(given: Any) -> None:
         rules.limiter.failed(client)
         raise ApiError(403, "wrong PIN")
     rules.limiter.succeeded(client)
+    token = rules.logins.start()
+    rules.logins.end(session.get("login"))   # an earlier login of this cookie ends
     session.clear()
-    session["auth"] = True
+    session["login"] = token
     session["csrf"] = secrets.token_urlsafe(32)  # a fresh token once authorised
+    g.thoughtwave_authorised = True
 
 
 bp = Blueprint("auth", __name__)
@@ -154,7 +242,7 @@ def login_page() -> Any:
 @bp.post("/logout")
 def logout_page() -> Any:
     check_csrf()
-    session.clear()
+    _log_out()
     return redirect(url_for("live.page"), code=303)
 
 
@@ -166,12 +254,13 @@ def api_session() -> Response:
 @bp.post("/api/login")
 def api_login() -> Response:
     check_csrf()
-    try_pin(json_body().get("pin"))
+    try_pin(body(Login).get("pin"))
     return jsonify(ok=True, csrf=session["csrf"])
 
 
 @bp.post("/api/logout")
 def api_logout() -> Response:
     check_csrf()
-    session.clear()
+    body(Empty)
+    _log_out()
     return jsonify(ok=True, csrf=csrf_token())

@@ -10,10 +10,11 @@ from flask import Blueprint, Response, jsonify, render_template
 from thoughtwave.engine import Colour, Rules
 from thoughtwave.engine.record import parse_inventory
 from thoughtwave.game import ControlError, Opponent, Snapshot
-from thoughtwave.webui.apierrors import ApiError, json_body, text_field
+from thoughtwave.webui.apierrors import ApiError, text_field
 from thoughtwave.webui.auth import requires_pin
 from thoughtwave.webui.context import web
 from thoughtwave.webui.language import current_language
+from thoughtwave.webui.schemas import Correct, Empty, NewGame, body
 
 bp = Blueprint("control", __name__)
 
@@ -55,7 +56,7 @@ def _rules(data: dict, base: Rules) -> Rules:
 @bp.post("/api/game/new")
 @requires_pin
 def new_game() -> Response:
-    data = json_body()
+    data = body(NewGame)
     companion = web().companion
     rules = _rules(data, companion.game_rules())
     opponent = companion.game_opponent()      # absent: the same kind of game as now
@@ -71,14 +72,14 @@ def new_game() -> Response:
 @bp.post("/api/game/end")
 @requires_pin
 def end_game() -> Response:
-    json_body()
+    body(Empty)
     return _answer(web().companion.end_game())
 
 
 @bp.post("/api/undo")
 @requires_pin
 def undo() -> Response:
-    json_body()
+    body(Empty)
     try:
         return _answer(web().companion.undo())
     except ControlError as err:
@@ -88,7 +89,7 @@ def undo() -> Response:
 @bp.post("/api/correct")
 @requires_pin
 def correct() -> Response:
-    data = json_body()
+    data = body(Correct)
     cell, colour, piece = data.get("cell"), data.get("colour"), data.get("piece")
     if not isinstance(cell, str):
         raise ApiError(400, "cell must be a string like \"E5\"")

@@ -67,4 +67,51 @@ def instruction_words(t: Text, told: Instruction) -> dict[str, str]:
     }
 
 
-__all__ = ["instruction_words", "notice_text", "reason_text"]
+def grouped_banner(t: Text, kind: str, cells: list[str]) -> str:
+    """One banner for several flagged cells of one kind: what to do, the cells listed together."""
+    n, where = len(cells), ", ".join(cells)
+    match kind:
+        case "illegal-piece":
+            text = t.ngettext("Take the illegal piece off %(cells)s", "Take the %(num)d illegal pieces off %(cells)s",
+                              n, cells=where)
+        case "rejected-piece":
+            text = t.ngettext("Take the piece that was not a move off %(cells)s",
+                              "Take the %(num)d pieces that were not moves off %(cells)s", n, cells=where)
+        case "lifted":
+            text = t.ngettext("Put the missing piece back on %(cells)s",
+                              "Put the %(num)d missing pieces back on %(cells)s", n, cells=where)
+        case "moved":
+            text = t.ngettext("Put the turned or swapped piece back as it was on %(cells)s",
+                              "Put the %(num)d turned or swapped pieces back as they were on %(cells)s", n, cells=where)
+        case "unexplained":
+            text = t.ngettext("Take the piece that appeared off %(cells)s",
+                              "Take the %(num)d pieces that appeared at once off %(cells)s, and lay them one at a time",
+                              n, cells=where)
+        case "undone":
+            text = t.ngettext("Take the piece whose move was taken back off %(cells)s",
+                              "Take the %(num)d pieces whose moves were taken back off %(cells)s", n, cells=where)
+        case "differs":
+            text = t.ngettext("The stored game does not have the piece on %(cells)s: take it off (lay it again if it "
+                              "was a move)", "The stored game does not have the %(num)d pieces on %(cells)s: take them "
+                              "off (lay again any that was a move)", n, cells=where)
+        case "held":
+            text = t.ngettext("The new piece on %(cells)s waits until the board is put right",
+                              "The %(num)d new pieces on %(cells)s wait until the board is put right", n, cells=where)
+        case _:
+            text = t.gettext("Can't read %(cells)s: clear anything covering them or check the light", cells=where)
+    return text
+
+
+def worded_notice(t: Text, kind: str) -> str:
+    """A notice of the loop reworded for the display so that it says what to do (``hand``)."""
+    return t.gettext("Take your hand (or whatever lies there) off the board: the camera cannot see it")
+
+
+def clear_board_banner(t: Text, cells: list[str]) -> str:
+    """A new game with pieces still lying on the board: one instruction, whatever the flags' kinds."""
+    return t.ngettext("Clear the board: a piece is still on it (%(cells)s)",
+                      "Clear the board: %(num)d pieces are still on it (%(cells)s)", len(cells), cells=", ".join(cells))
+
+
+__all__ = ["clear_board_banner", "grouped_banner", "instruction_words", "notice_text", "reason_text",
+           "worded_notice"]

@@ -19,7 +19,14 @@ from thoughtwave.game import GameRow, Snapshot, is_picture
 from thoughtwave.i18n import DEFAULT, Text
 from thoughtwave.i18n.phrases import side_names
 from thoughtwave.webui.boardsvg import board_svg
-from thoughtwave.webui.localized import instruction_words, notice_text, reason_text
+from thoughtwave.webui.localized import (
+    clear_board_banner,
+    grouped_banner,
+    instruction_words,
+    notice_text,
+    reason_text,
+    worded_notice,
+)
 
 #: The preview's width at most, and its JPEG quality.
 PREVIEW_WIDTH = 640
@@ -63,6 +70,50 @@ def analysis_json(snapshot: Snapshot) -> dict:
     }
 
 
+#: Flag kinds that ask the players to wait or look (amber); the others stop play until put right (red).
+WARN_KINDS = frozenset({"hand", "unreadable", "held", "board-moved"})
+
+#: Flag kinds with one banner for several cells (``localized.grouped_banner`` words it).
+GROUPED = frozenset({"illegal-piece", "rejected-piece", "lifted", "moved", "unexplained", "undone", "differs", "held",
+                     "unreadable"})
+#: Notices reworded for the display so that each says what to do (``localized.worded_notice``).
+WORDED = frozenset({"hand"})
+#: A new game (no move yet) with pieces lying on the board: one instruction, whatever the flags' kinds.
+CLEAR_KINDS = frozenset({"unexplained", "differs"})
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def flag_banners(flags: list[dict], new_game: bool, t: Text | None = None) -> list[dict]:
+    """The display's banners: ONE per kind of problem, its cells listed together, each saying what to do.
+
+    ``flags`` are the payload's flags (``kind``, ``cell`` or None, ``message``); ``new_game``: no move has
+    been made yet, so pieces the table cannot explain are left over from the last game. Each banner is
+    ``{kind, tone ("alert" or "warn"), cells, text}``, in the order the kinds first appear; ``t``: the language.
+    """
+    t = t or Text(DEFAULT)
+    groups: dict[str, list[dict]] = {}
+    for flag in flags:
+        kind = "clear-board" if new_game and flag["kind"] in CLEAR_KINDS else flag["kind"]
+        groups.setdefault(kind, []).append(flag)
+    banners = []
+    for kind, members in groups.items():
+        cells = [f["cell"] for f in members if f["cell"]]
+        if kind == "clear-board":
+            text = clear_board_banner(t, cells)
+        elif len(members) > 1 and kind in GROUPED:
+            text = grouped_banner(t, kind, cells)
+        elif kind in WORDED:
+            text = worded_notice(t, kind)
+        else:
+            text = "; ".join(_sentence(f["message"]) for f in members)
+        banners.append({"kind": kind, "tone": "warn" if kind in WARN_KINDS else "alert", "cells": cells,
+                        "text": text})
+    return banners
+
+
 def computer_json(snapshot: Snapshot, t: Text | None = None) -> dict | None:
     turn = snapshot.computer
     if turn is None:
@@ -98,6 +149,7 @@ def render_state(snapshot: Snapshot, lang: str = DEFAULT) -> dict:
         "wave": wave,
         "moves": move_rows(snapshot.verdicts, t),
         "flags": flags,
+        "banners": flag_banners(flags, new_game=not snapshot.verdicts, t=t),
         "status": snapshot.status,
         "camera": {"state": snapshot.camera.state, "message": snapshot.camera.message, "fps": snapshot.camera.fps,
                    "retry_in": snapshot.camera.retry_in},
@@ -110,7 +162,7 @@ def render_state(snapshot: Snapshot, lang: str = DEFAULT) -> dict:
         "analysis": analysis,
         "computer": computer,
         "svg": board_svg(cells, last=last, wave=wave, flags=flag_cells, red_sides=rules.red_sides,
-                         threats=analysis["threats"], ghost=ghost),
+                         threats=analysis["threats"], ghost=ghost, t=t),
         "version": snapshot.version,
         "lang": t.lang,
     }
@@ -124,7 +176,7 @@ def stored_game(row: GameRow, record: GameRecord, lang: str = DEFAULT) -> dict:
     wave = [str(c) for c in referee.winning_wave()]
     last = next((str(v.cell) for v in reversed(referee.verdicts) if v.cell), None)
     svg = board_svg(cells, last=last, wave=wave, red_sides=row.rules.red_sides,
-                    title=t.gettext("Game %(number)s", number=row.id))
+                    title=t.gettext("Game %(number)s", number=row.id), t=t)
     return {"moves": move_rows(referee.verdicts, t), "svg": svg, "result": referee.result,
             "cells": {k: {"colour": c, "piece": p} for k, (c, p) in cells.items()}}
 
@@ -184,4 +236,4 @@ class PreviewJpegs:
             return self._jpeg
 
 
-__all__ = ["PreviewJpegs", "StateMessages", "encode_preview", "render_state", "stored_game"]
+__all__ = ["PreviewJpegs", "StateMessages", "encode_preview", "flag_banners", "render_state", "stored_game"]

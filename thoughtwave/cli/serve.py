@@ -21,6 +21,7 @@ from thoughtwave.calibration.profile import load_reader_profile
 from thoughtwave.cli.errors import UsageError
 from thoughtwave.cli.rulesargs import read_text
 from thoughtwave.config import CameraKind, CameraSpec, Config, ConfigError, load_config, open_camera, rules_of
+from thoughtwave.configvalues import PIN_DIGITS
 from thoughtwave.game import (
     Companion,
     ScriptedGame,
@@ -89,6 +90,17 @@ def _camera_parts(args: argparse.Namespace, config: Config) -> tuple[Any, Any]:
     return open_the_camera, make_watcher
 
 
+def make_server(app: Any, config: Config, host: str, port: int) -> Any:
+    """The waitress server for ``app`` with the config's limits: ``threads`` workers (streams take at most
+    all but two), at most ``connection_limit`` connections, idle ones closed after ``channel_timeout``
+    seconds. It reads a connection while its stream runs (``channel_request_lookahead``), so a stream
+    sees its client gone within a second and frees its slot. OSError when it cannot listen."""
+    server = config.server
+    return create_server(app, host=host, port=port, threads=server.threads, connection_limit=server.connection_limit,
+                         channel_timeout=server.channel_timeout, cleanup_interval=max(1, server.channel_timeout // 3),
+                         channel_request_lookahead=1, ident="thoughtwave", asyncore_use_poll=True)
+
+
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
@@ -121,11 +133,11 @@ def run(args: argparse.Namespace) -> int:
     pin = config.server.pin
     generated = pin is None
     if generated:
-        pin = f"{secrets.randbelow(10**6):06d}"
+        digits = PIN_DIGITS[0]
+        pin = f"{secrets.randbelow(10**digits):0{digits}d}"
     app = create_app(companion, pin=pin, secret_key=secret_key, config=config)
     try:
-        server = create_server(app, host=host, port=port, threads=config.server.threads, ident="thoughtwave",
-                               asyncore_use_poll=True)
+        server = make_server(app, config, host, port)
     except OSError as err:
         store.close()
         raise UsageError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None

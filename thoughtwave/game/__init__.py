@@ -14,11 +14,12 @@ from thoughtwave.game.scripted import ScriptedGame, ScriptedSource, ScriptedWatc
 from thoughtwave.game.seams import MakeWatcher, OpenCamera, Source, Watch, vision_watcher_factory
 from thoughtwave.game.session import ControlError, Session
 from thoughtwave.game.snapshot import Camera, ComputerTurn, Notice, Snapshot
-from thoughtwave.game.store import GameRow, Store
+from thoughtwave.game.store import GameRow, StorageError, Store
 
 __all__ = [
     "Action", "Camera", "Companion", "ComputerTurn", "ControlError", "GameLog", "GameRow", "Instruction",
     "MakeWatcher", "Notice", "OpenCamera", "Opponent", "ScriptFrame", "ScriptedGame", "ScriptedSource",
-    "ScriptedWatcher", "Searcher", "Session", "Settings", "Snapshot", "Source", "Store", "Thinker", "Watch",
+    "ScriptedWatcher", "Searcher", "Session", "Settings", "Snapshot", "Source", "StorageError", "Store", "Thinker",
+    "Watch",
     "is_picture", "read_script", "vision_watcher_factory",
 ]

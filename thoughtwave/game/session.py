@@ -109,13 +109,20 @@ class Session:
         # A game with moves is being resumed: the table checks the board against it before ruling.
         self._start_game(game, resumed=bool(self.store.actions(game.id)))
 
-    def _create_game(self, rules: Rules, red: str, black: str, opponent: Opponent | None = None) -> GameRow:
+    def _create_game(self, rules: Rules, red: str, black: str, opponent: Opponent | None = None,
+                     ending: GameRow | None = None) -> GameRow:
+        """Store a new game; with ``ending``, end that game in the same transaction (both or neither:
+        a failure, StorageError, leaves ``ending`` in progress)."""
         if opponent is not None:     # the computer's side is named for the display and the records
             if opponent.colour is Colour.RED:
                 red = red or opponent.name
             else:
                 black = black or opponent.name
-        game_id = self.store.new_game(rules, red, black, opponent.to_json() if opponent else None)
+        opponent_json = opponent.to_json() if opponent else None
+        if ending is None:
+            game_id = self.store.new_game(rules, red, black, opponent_json)
+        else:
+            game_id = self.store.replace_game(ending.id, self.log.referee.result, rules, red, black, opponent_json)
         row = self.store.game(game_id)
         assert row is not None
         return row
@@ -146,9 +153,8 @@ class Session:
         self.watcher = self._new_watcher(True)
 
     def new_game(self, rules: Rules, red: str, black: str, resumed: bool, opponent: Opponent | None) -> None:
-        """End the game as it stands and start another."""
-        self.store.set_result(self.game.id, self.log.referee.result, ended=True)
-        self._start_game(self._create_game(rules, red, black, opponent), resumed=resumed)
+        """End the game as it stands and start another, in one transaction: on StorageError nothing changed."""
+        self._start_game(self._create_game(rules, red, black, opponent, ending=self.game), resumed=resumed)
 
     def sync_result(self) -> None:
         referee = self.log.referee

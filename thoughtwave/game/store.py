@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime
 import json
 import logging
+import os
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -53,7 +54,19 @@ CREATE TABLE IF NOT EXISTS actions (
     at      TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS actions_by_game ON actions (game, id);
+CREATE TABLE IF NOT EXISTS logins (
+    token   TEXT PRIMARY KEY,
+    pin     TEXT NOT NULL,
+    seen    REAL NOT NULL
+);
 """
+
+#: The largest id SQLite gives (64-bit signed): a larger one names no game.
+MAX_ID = 2**63 - 1
+
+
+class StorageError(Exception):
+    """A change that could not be stored (disk full, damaged file, text SQLite cannot hold): none of it was."""
 
 
 def now_text() -> str:
@@ -86,6 +99,8 @@ class Store:
     def __init__(self, path: Path | str) -> None:
         self.path = path
         self._lock = threading.Lock()
+        if str(path) != ":memory:":
+            _create_private(Path(path))
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         # FULL: a commit is on the disk (WAL fsynced) before we show the verdict it holds.
@@ -115,15 +130,28 @@ class Store:
             self._db.close()
 
     def _write(self, sql: str, params: tuple) -> int:
+        return self._transaction([(sql, params)])
+
+    def _transaction(self, statements: list[tuple[str, tuple]]) -> int:
+        """Run ``statements`` as one transaction: all are committed or none (StorageError). Returns the
+        last statement's row id."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
             try:
-                cursor = self._db.execute(sql, params)
+                self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as err:
+                raise StorageError(str(err)) from err
+            try:
+                cursor = None
+                for sql, params in statements:
+                    cursor = self._db.execute(sql, params)
                 self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
+            except BaseException as err:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                if isinstance(err, sqlite3.Error | UnicodeError | ValueError | OverflowError):
+                    raise StorageError(str(err)) from err
                 raise
-            return int(cursor.lastrowid or 0)
+            return int(cursor.lastrowid or 0) if cursor is not None else 0
 
     def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
         with self._lock:
@@ -139,9 +167,15 @@ class Store:
     # ---- games -------------------------------------------------------------------------------
     def new_game(self, rules: Rules, red: str = "", black: str = "", opponent: dict | None = None) -> int:
         """Start a game (``opponent``: the computer's side, for a game against it); returns its id."""
-        return self._write("INSERT INTO games (rules, red, black, started, opponent) VALUES (?, ?, ?, ?, ?)",
-                           (json.dumps(rules.to_json()), red, black, now_text(),
-                            json.dumps(opponent) if opponent else ""))
+        return self._write(*_insert_game(rules, red, black, opponent))
+
+    def replace_game(self, ending: int, result: str, rules: Rules, red: str = "", black: str = "",
+                     opponent: dict | None = None) -> int:
+        """End game ``ending`` with ``result`` and start another, in one transaction: if the new game cannot
+        be stored (StorageError), ``ending`` stays as it was. Returns the new game's id."""
+        return self._transaction([
+            ("UPDATE games SET result = ?, ended = COALESCE(ended, ?) WHERE id = ?", (result, now_text(), ending)),
+            _insert_game(rules, red, black, opponent)])
 
     def set_result(self, game: int, result: str, ended: bool) -> None:
         """Record the result; ``ended`` stamps the end time (cleared again when False)."""
@@ -149,7 +183,9 @@ class Store:
                     (result, ended, now_text(), game))
 
     def game(self, game: int) -> GameRow | None:
-        """The game with this id, or None."""
+        """The game with this id, or None (for any int, however large)."""
+        if not 0 < game <= MAX_ID:
+            return None
         rows = self._read(_SELECT_GAMES + " WHERE id = ?", (game,))
         return _game_row(rows[0]) if rows else None
 
@@ -183,6 +219,8 @@ class Store:
 
     def actions(self, game: int) -> list[Action]:
         """Every action of ``game``, oldest first."""
+        if not 0 < game <= MAX_ID:
+            return []
         rows = self._read("SELECT id, kind, colour, move, cell, verdict, reason, at FROM actions "
                           "WHERE game = ? ORDER BY id", (game,))
         return [Action(*row) for row in rows]
@@ -194,6 +232,45 @@ class Store:
             return None
         referee = GameLog.replay(row.rules, self.actions(game)).referee
         return GameRecord.from_referee(referee, row.red, row.black, row.started[:10])
+
+    # ---- logins (the web layer's sessions) -----------------------------------------------------------
+    def add_login(self, token: str, pin: str, now: float) -> None:
+        """Keep a login: ``token`` (a digest of the cookie's secret), ``pin`` (a digest of the PIN it used)."""
+        self._write("INSERT OR REPLACE INTO logins (token, pin, seen) VALUES (?, ?, ?)", (token, pin, now))
+
+    def login_seen(self, token: str) -> tuple[str, float] | None:
+        """(pin digest, last seen) of the login ``token``, or None when there is none."""
+        rows = self._read("SELECT pin, seen FROM logins WHERE token = ?", (token,))
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    def touch_login(self, token: str, now: float) -> None:
+        self._write("UPDATE logins SET seen = ? WHERE token = ?", (now, token))
+
+    def end_login(self, token: str) -> None:
+        self._write("DELETE FROM logins WHERE token = ?", (token,))
+
+    def end_logins(self, keep_pin: str | None, idle_since: float) -> None:
+        """End every login made with another PIN than ``keep_pin`` (None: all), or last seen before ``idle_since``."""
+        self._write("DELETE FROM logins WHERE pin IS NOT ? OR seen < ?", (keep_pin, idle_since))
+
+
+def _create_private(path: Path) -> None:
+    """Create the database file readable by its owner only (SQLite gives its -wal and -shm files the same
+    mode); an existing one readable by others is made private, with a warning."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        return
+    except FileExistsError:
+        pass
+    mode = path.stat().st_mode & 0o777
+    if mode & 0o077:
+        log.warning("%s was readable by others (mode %o): made private (0600)", path, mode)
+        os.chmod(path, 0o600)
+
+
+def _insert_game(rules: Rules, red: str, black: str, opponent: dict | None) -> tuple[str, tuple]:
+    return ("INSERT INTO games (rules, red, black, started, opponent) VALUES (?, ?, ?, ?, ?)",
+            (json.dumps(rules.to_json()), red, black, now_text(), json.dumps(opponent) if opponent else ""))
 
 
 def _game_row(row: tuple) -> GameRow:

@@ -40,6 +40,9 @@ LEAVE_SECONDS = 0.8      # the hand goes back
 SETTLE_SECONDS = 1.5     # nothing moves: the board can be read
 OPENING_SECONDS = 2.0    # the empty board before the first move
 CLOSING_SECONDS = 5.0    # the final position before the game starts again
+#: How long Red's hand rests on the board: past the display's hand warning (``vision.hand_warning_seconds``,
+#: 10 s by default) by a few seconds, so the demo shows the "take your hand off the board" flag.
+REST_SECONDS = 14.0
 
 #: Which way each player's arm reaches in: the direction from fingertips to wrist in board mm (90 = south).
 SEAT_ANGLE = {Colour.RED: 90.0, Colour.BLACK: 270.0}
@@ -100,7 +103,7 @@ DEMO_SCRIPT: tuple[Action, ...] = (
     Lay.parse("black ns@G8"),
     Lay.parse("red nesw@F5"),
     Lay.parse("black ns@G7"),
-    Rest(_R, Cell.parse("E6"), 4.0),
+    Rest(_R, Cell.parse("E6"), REST_SECONDS),
     Lay.parse("red nesw@G5"),
     Lay.parse("black ns@G6"),
     Lay.parse("red esw@H5"),

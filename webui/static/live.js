@@ -2,6 +2,9 @@
 (function () {
   "use strict";
   const $ = (id) => document.getElementById(id);
+  // Every string the script shows or speaks: the template gives them (main's data-text), one place to translate.
+  const TEXT = JSON.parse($("live").dataset.text);
+  const fill = (key, values) => TEXT[key].replace(/\{(\w+)\}/g, (all, name) => String(values[name] ?? ""));
   const KINDS = ["terminator", "bend", "straight", "junction", "cross"];
   const SPEECH_KEY = "thoughtwave-speech";
   let lastVersion = -1;
@@ -11,10 +14,11 @@
   let previewRetry = null;
   let shownKey = null;
   let announcedInstruction = null;
+  let returnFocus = null;
   const SVG_NS = "http://www.w3.org/2000/svg";
   const CHART = { w: 320, h: 130, left: 30, right: 10, top: 10, bottom: 24 };
 
-  function title(colour) { return colour ? colour.charAt(0).toUpperCase() + colour.slice(1) : ""; }
+  function title(colour) { return colour ? (TEXT[colour] || colour) : ""; }
 
   function speechOn(state) {
     const stored = localStorage.getItem(SPEECH_KEY);
@@ -26,27 +30,26 @@
     if (!("speechSynthesis" in window)) return;
     try {
       window.speechSynthesis.cancel();
-      window.speechSynthesis.speak(new SpeechSynthesisUtterance(text));
+      const utterance = new SpeechSynthesisUtterance(text);
+      utterance.lang = document.documentElement.lang || "en";  // a voice of the page's language
+      window.speechSynthesis.speak(utterance);
     } catch (err) { /* no voice on this device */ }
   }
 
-  function renderFlags(flags) {
+  // One banner per kind of problem, its cells listed together (the server groups them and words them).
+  function renderFlags(banners) {
     const box = $("flags");
+    const key = JSON.stringify(banners);
+    if (box.dataset.key === key) return;  // unchanged: do not make the alert region speak again
+    box.dataset.key = key;
     box.replaceChildren();
-    for (const flag of flags) {
-      const div = document.createElement("div");
-      const warn = ["hand", "unreadable", "held", "board-moved"].includes(flag.kind);
-      div.className = "flag" + (warn ? " warn" : "");
-      div.dataset.kind = flag.kind;
-      if (flag.cell) {
-        div.dataset.cell = flag.cell;
-        const cell = document.createElement("span");
-        cell.className = "cell";
-        cell.textContent = flag.cell;
-        div.appendChild(cell);
-      }
-      div.appendChild(document.createTextNode(flag.message.charAt(0).toUpperCase() + flag.message.slice(1)));
-      box.appendChild(div);
+    for (const banner of banners) {
+      const p = document.createElement("p");
+      p.className = "flag" + (banner.tone === "warn" ? " warn" : "");
+      p.dataset.kind = banner.kind;
+      p.dataset.cells = banner.cells.join(" ");
+      p.textContent = banner.text;
+      box.appendChild(p);
     }
   }
 
@@ -60,13 +63,15 @@
       li.className = m.verdict;
       const who = document.createElement("span");
       who.className = "who " + (m.colour || "");
-      who.textContent = m.colour ? m.colour + " " : "";
+      who.textContent = m.colour ? (TEXT.colours[m.colour] || m.colour) + " " : "";
       li.appendChild(who);
       li.appendChild(document.createTextNode(m.move));
       if (m.verdict !== "legal") {
         const v = document.createElement("span");
         v.className = "verdict";
-        v.textContent = m.verdict + (m.reason ? ": " + m.reason : "");
+        const verdict = TEXT.verdicts[m.verdict] || m.verdict;
+        const reason = m.reason_text || m.reason;
+        v.textContent = reason ? fill("verdict_reason", { verdict: verdict, reason: reason }) : verdict;
         li.appendChild(v);
       }
       list.appendChild(li);
@@ -92,9 +97,9 @@
   }
 
   function needs(colour, d) {
-    if (d === null || d === undefined) return title(colour) + " can't connect";
-    if (d === 0) return title(colour) + " has connected";
-    return title(colour) + " needs " + d;
+    if (d === null || d === undefined) return fill("cant_connect", { colour: title(colour) });
+    if (d === 0) return fill("connected", { colour: title(colour) });
+    return fill("needs", { colour: title(colour), n: d });
   }
 
   // The chart: each player's fewest placements still needed, one point per position of the game.
@@ -120,7 +125,7 @@
     chart.appendChild(svgEl("text", { class: "tick", x: CHART.left - 6, y: y(0) + 5, "text-anchor": "end" }, "0"));
     chart.appendChild(svgEl("text", { class: "tick", x: CHART.left - 6, y: y(top) + 12, "text-anchor": "end" }, String(top)));
     chart.appendChild(svgEl("text", { class: "tick", x: CHART.w - CHART.right, y: CHART.h - 4, "text-anchor": "end" },
-      "move " + history[history.length - 1].n));
+      fill("move_n", { n: history[history.length - 1].n })));
     for (const colour of ["red", "black"]) {
       // a position where the player cannot connect any more breaks the line
       let run = [];
@@ -145,8 +150,10 @@
   }
 
   function cellList(cells) {
-    if (cells.length <= 3) return cells.length > 1 ? cells.slice(0, -1).join(", ") + " and " + cells[cells.length - 1] : cells[0];
-    return cells.slice(0, 3).join(", ") + " and " + (cells.length - 3) + " more";
+    if (cells.length <= 3) {
+      return cells.length > 1 ? fill("and", { first: cells.slice(0, -1).join(", "), last: cells[cells.length - 1] }) : cells[0];
+    }
+    return fill("more", { first: cells.slice(0, 3).join(", "), n: cells.length - 3 });
   }
 
   function renderThreats(s) {
@@ -162,8 +169,7 @@
       const line = document.createElement("span");
       line.className = "threat " + colour;
       line.dataset.colour = colour;
-      line.textContent = title(colour) + (s.next === colour ? " can connect now at " : " threatens to connect at ") +
-        cellList(cells);
+      line.textContent = fill(s.next === colour ? "can_connect" : "threatens", { colour: title(colour), cells: cellList(cells) });
       box.appendChild(line);
     }
     box.hidden = !any;
@@ -184,8 +190,8 @@
       $("instruction-text").textContent = told.text;
       $("instruction-detail").textContent = told.detail.charAt(0).toUpperCase() + told.detail.slice(1);
     } else {
-      $("instruction-text").textContent = computer.error ? "The computer is stuck" : "The computer is thinking…";
-      $("instruction-detail").textContent = computer.error || "its move appears here in a moment";
+      $("instruction-text").textContent = computer.error ? TEXT.stuck : TEXT.thinking;
+      $("instruction-detail").textContent = computer.error || TEXT.appears;
     }
     box.hidden = false;
     if (told) {
@@ -201,59 +207,76 @@
     const turn = $("turn");
     if (s.winner) {
       turn.className = "turn over";
-      turn.textContent = title(s.winner) + " has won";
+      turn.textContent = fill("has_won", { colour: title(s.winner) });
     } else if (s.draw) {
       turn.className = "turn over";
-      turn.textContent = "Drawn";
+      turn.textContent = TEXT.drawn;
     } else if (s.next) {
       turn.className = "turn " + s.next;
-      turn.textContent = (s.computer && s.computer.colour === s.next ? "Computer" : title(s.next)) + " to move";
+      turn.textContent = fill("to_move", { who: s.computer && s.computer.colour === s.next ? TEXT.computer : title(s.next) });
     } else {
       turn.className = "turn";
       turn.textContent = "";
     }
   }
 
+  // The winner (or a draw) in a modal dialog: it takes focus, Escape or its button closes it, and nothing
+  // else happens (the next game begins only when the board is cleared).
   function renderWinner(s) {
     const box = $("winner");
     const key = s.game.id + ":" + s.result;
     if (!(s.winner || s.draw) || dismissed === key) {
-      box.hidden = true;
+      if (!box.hidden) closeWinner(false);
       return;
     }
     const text = $("winner-text");
     text.className = "winner-text " + (s.winner || "");
-    text.textContent = s.winner ? title(s.winner) + " wins!" : "A draw";
+    text.textContent = s.winner ? fill("wins", { colour: title(s.winner) }) : TEXT.draw;
     const names = { red: s.game.red, black: s.game.black };
     $("winner-sub").textContent = s.winner
-      ? (names[s.winner] ? names[s.winner] + " joined " : "Joined ") + s.sides[s.winner]
-      : "Neither player can place a piece";
-    box.hidden = false;
+      ? (names[s.winner] ? fill("joined", { name: names[s.winner], sides: s.sides[s.winner] })
+        : fill("joined_anon", { sides: s.sides[s.winner] }))
+      : TEXT.no_place;
     shownKey = key;
+    if (box.hidden) {
+      returnFocus = document.activeElement;
+      box.hidden = false;
+      $("winner-close").focus();
+    }
     if (announcedGame !== key) {
       announcedGame = key;
-      if (speechOn(s)) say(s.winner ? title(s.winner) + " wins" : "The game is drawn");
+      if (speechOn(s)) say(s.winner ? fill("say_wins", { colour: title(s.winner) }) : TEXT.say_draw);
     }
+  }
+
+  function closeWinner(byPlayer) {
+    if (byPlayer) dismissed = shownKey;  // hide this result only: the next game's dialog still shows
+    $("winner").hidden = true;
+    if (returnFocus && returnFocus !== document.body && document.contains(returnFocus)) returnFocus.focus();
+    returnFocus = null;
   }
 
   function renderCamera(s) {
     const cam = $("camera");
     if (s.camera.state === "lost") {
       cam.className = "camera lost";
-      cam.textContent = "camera lost";
+      cam.textContent = TEXT.camera_lost;
     } else {
       cam.className = "camera";
-      cam.textContent = s.camera.state === "ok" ? (s.status || "watching") + " · " + s.camera.fps + " fps" : s.camera.state;
+      cam.textContent = s.camera.state === "ok"
+        ? fill("fps", { status: TEXT.statuses[s.status] || s.status || TEXT.watching, fps: s.camera.fps })
+        : TEXT.statuses[s.camera.state] || s.camera.state;
     }
-    $("status").textContent = "Game " + s.game.id + (s.game.red || s.game.black
-      ? ": " + (s.game.red || "Red") + " v " + (s.game.black || "Black") : "");
+    $("status").textContent = s.game.red || s.game.black
+      ? fill("game_players", { id: s.game.id, red: s.game.red || TEXT.red, black: s.game.black || TEXT.black })
+      : fill("game", { id: s.game.id });
   }
 
   function speakNew(s) {
     if (lastMoveCount !== null && s.moves.length > lastMoveCount && speechOn(s)) {
       const m = s.moves[s.moves.length - 1];
-      if (m.verdict === "illegal") say("Illegal placement by " + title(m.colour));
-      else if (m.verdict === "rejected") say("Not accepted: " + (m.reason || ""));
+      if (m.verdict === "illegal") say(fill("say_illegal", { colour: title(m.colour) }));
+      else if (m.verdict === "rejected") say(fill("say_rejected", { reason: m.reason_text || m.reason || "" }));
     }
     lastMoveCount = s.moves.length;
   }
@@ -264,10 +287,10 @@
     document.body.dataset.version = String(s.version);
     $("board").innerHTML = s.svg;  // built by the server from parsed cells and pieces only
     renderTurn(s);
-    renderFlags(s.flags || []);
+    renderFlags(s.banners || []);
     renderLeft(s.left);
     renderMoves(s.moves || []);
-    $("sides").textContent = "Red joins " + s.sides.red + "; Black joins " + s.sides.black + ".";
+    $("sides").textContent = fill("sides", s.sides);
     renderCamera(s);
     speakNew(s);
     renderInstruction(s);
@@ -332,13 +355,19 @@
     }).catch(() => {});
     box.addEventListener("change", () => {
       localStorage.setItem(SPEECH_KEY, box.checked ? "on" : "off");
-      if (box.checked) say("Speech on");
+      if (box.checked) say(TEXT.say_on);
     });
   }
 
-  $("winner-close").addEventListener("click", () => {
-    dismissed = shownKey;  // hide this result only: the next game's banner still shows
-    $("winner").hidden = true;
+  $("winner-close").addEventListener("click", () => closeWinner(true));
+  $("winner").addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      closeWinner(true);
+    } else if (event.key === "Tab") {
+      event.preventDefault();  // modal: the dialog's one button keeps the focus
+      $("winner-close").focus();
+    }
   });
 
   setupPreview();
