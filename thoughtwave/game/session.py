@@ -206,6 +206,9 @@ class Session:
             # The camera still looks (to see the board cleared), but its rulings go to a copy, never counted.
             self.watcher = self._make_watcher(Table(copy.deepcopy(referee), resumed=True))
         moves = sum(1 for v in referee.verdicts if v.outcome is not Outcome.REJECTED)
+        if moves == 1:
+            return Done(APPLIED, f"Game {self.game.id} has ended after 1 move, with no winner. Clear the board to "
+                                 "start the next game, or start a new one below.")
         return Done(APPLIED, f"Game {self.game.id} has ended after {moves} moves, with no winner. Clear the board "
                              "to start the next game, or start a new one below.")
 
