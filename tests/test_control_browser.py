@@ -90,3 +90,26 @@ def test_a_refused_correction_is_an_alert_in_view_on_a_phone(chromium, served):
         expect(computer).to_be_visible()
     finally:
         context.close()
+
+
+def test_the_arrow_keys_step_through_a_past_game(chromium, served):
+    url, companion, driver = served
+    driver.play("red ew@E5", "black ns@A1", "red ew@F5")
+    context = chromium.new_context(viewport={"width": 800, "height": 480})
+    page = context.new_page()
+    try:
+        page.goto(f"{url}/games/{companion.game.id}?move=1")
+        status = page.locator("aside [role=status]")
+        expect(status).to_contain_text("Move 1 of 3: Red ew@E5.")
+        page.keyboard.press("ArrowRight")
+        expect(status).to_contain_text("Move 2 of 3: Black ns@A1.")
+        expect(page.locator('svg g.tile[data-cell="A1"]')).to_have_count(1)
+        page.keyboard.press("ArrowLeft")
+        expect(status).to_contain_text("Move 1 of 3: Red ew@E5.")
+        page.keyboard.press("Home")
+        expect(status).to_contain_text("Before the first move.")
+        expect(page.locator("svg g.tile")).to_have_count(0)
+        page.get_by_role("link", name="Last").click()
+        expect(status).to_contain_text("Move 3 of 3: Red ew@F5.")
+    finally:
+        context.close()

@@ -13,7 +13,4 @@
       window.location.assign(link.href);
     }
   });
-  // Keep the move shown in sight in the list.
-  const current = document.querySelector('.moves [aria-current="step"]');
-  if (current && current.scrollIntoView) current.scrollIntoView({ block: "nearest" });
 })();
