@@ -51,8 +51,13 @@
     latest = state;
     const text = document.getElementById("game-summary");
     if (text) text.textContent = summary(state);
-    const ended = Boolean(state.game.ended && !state.winner && !state.draw) || Boolean(state.winner || state.draw);
-    for (const button of document.querySelectorAll("button[data-ask]")) button.disabled = ended;
+    // An ended game takes nothing more; a won or drawn one may still have its last move taken back.
+    const over = Boolean(state.winner || state.draw);
+    const abandoned = Boolean(state.game.ended) && !over;
+    const undo = document.querySelector('button[data-ask="ask-undo"]');
+    const end = document.querySelector('button[data-ask="ask-end"]');
+    if (undo) undo.disabled = abandoned;
+    if (end) end.disabled = abandoned || over;
     if (pending) {
       if (state.game.id !== pending.game) {
         show("bad", "The correction of " + pending.cell + " was not ruled on: another game has started.", pending.where);
