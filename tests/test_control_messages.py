@@ -153,6 +153,8 @@ def test_a_new_game_says_who_plays_and_the_penalty_in_words(client):
 def test_a_blank_handicap_means_the_standard_set_not_the_last_one(client):
     state = client.post("/api/game/new", json={"red_pieces": "bend=0 cross=0"}).get_json()
     assert state["left"]["red"]["bend"] == 0
+    assert state["done"]["message"].endswith(" Red has 1 terminator, 0 bends, 5 straights, 6 junctions and "
+                                              "0 crosses.")
     state = client.post("/api/game/new", json={"red_pieces": "", "black_pieces": ""}).get_json()
     assert state["left"]["red"] == {"terminator": 1, "bend": 10, "straight": 5, "junction": 6, "cross": 2}
     assert state["left"]["black"] == state["left"]["red"]

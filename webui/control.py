@@ -97,8 +97,16 @@ def _started(state: dict, rules: Rules, opponent: Opponent | None) -> Done:
     red, black = game["red"] or "Red", game["black"] or "Black"
     first = rules.first.title
     against = (f" The computer plays {opponent.colour.value} at level {opponent.level}." if opponent else "")
+    handicaps = "".join(f" {colour.title} has {_counts(rules.inventory[colour])}." for colour in Colour
+                        if rules.inventory[colour] != START_INVENTORY)
     return Done(APPLIED, f"Game {game['id']} has started: {red} (red) against {black} (black); {first} moves "
-                         f"first; {PENALTY_WORDS[rules.penalty]}.{against}")
+                         f"first; {PENALTY_WORDS[rules.penalty]}.{against}{handicaps}")
+
+
+def _counts(inventory: dict[Kind, int]) -> str:
+    """``"1 terminator, 8 bends, 5 straights, 6 junctions and 0 crosses"``."""
+    parts = [f"{inventory[k]} {k.value if inventory[k] == 1 else PLURALS[k]}" for k in KINDS]
+    return f"{', '.join(parts[:-1])} and {parts[-1]}"
 
 
 @bp.post("/api/game/new")
