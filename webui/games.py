@@ -4,7 +4,7 @@ with a way back; ``/api/`` always answers JSON."""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, jsonify, render_template, request
+from flask import Blueprint, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, NotFound
 
 from thoughtwave.engine import GameRecord
@@ -17,8 +17,8 @@ from thoughtwave.webui.words import local_time, placed, players_words, result_wo
 
 bp = Blueprint("games", __name__)
 
-#: The moves counted in each ended game (they no longer change), by game id.
-_ENDED_MOVES: dict[int, int] = {}
+#: Where each app keeps the moves counted in its ended games (they no longer change), by game and end.
+MOVES_CACHE = "thoughtwave.games.moves"
 
 
 class GameMissing(Exception):
@@ -67,12 +67,14 @@ def _game(game_id: int, page: bool = False) -> tuple[GameRow, GameRecord]:
 
 def _moves(row: GameRow) -> int:
     """How many moves ``row``'s game has had (cached once it has ended)."""
-    if row.ended and row.id in _ENDED_MOVES:
-        return _ENDED_MOVES[row.id]
+    cache: dict[tuple, int] = current_app.extensions.setdefault(MOVES_CACHE, {})
+    key = (row.id, row.ended, row.result)      # a won game taken back and won again is ended anew
+    if row.ended and key in cache:
+        return cache[key]
     record = web().companion.store.record(row.id)
     count = placed(move_rows(record.replay().verdicts)) if record else 0
     if row.ended:
-        _ENDED_MOVES[row.id] = count
+        cache[key] = count
     return count
 
 
