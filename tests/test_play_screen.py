@@ -44,9 +44,10 @@ def _screen(session: str) -> tuple[str, str]:
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
-def test_at_80x24_the_board_and_the_last_verdict_stay_on_screen(tmp_path):
+@pytest.mark.parametrize("no_color", [False, True])
+def test_at_80x24_the_board_and_the_last_verdict_stay_on_screen(tmp_path, no_color):
     session = f"twplay{time.monotonic_ns()}"
-    command = f"env TERM=xterm-256color LANG=C.UTF-8 {THOUGHTWAVE} play"
+    command = f"env TERM=xterm-256color LANG=C.UTF-8 {'NO_COLOR=1 ' if no_color else ''}{THOUGHTWAVE} play"
     subprocess.run(["tmux", "new", "-d", "-s", session, "-x", "80", "-y", "24", command], check=True)
     try:
         moves = ["ew@E5", "ew@F5", "ew@D5", "ns@C3", "nesw@E4"]
@@ -68,6 +69,7 @@ def test_at_80x24_the_board_and_the_last_verdict_stay_on_screen(tmp_path):
         assert any(line.startswith("10 ") for line in lines), "the last row is on screen"
         assert any("Illegal" in line for line in lines) and lines[-1].startswith("Black to move>")
         assert "·───·───·───·" in plain
-        assert "\x1b[97m\x1b[41m" in coloured and "\x1b[30m\x1b[47m" in coloured, "both players' pieces in colour"
+        tiles = "\x1b[97m\x1b[41m" in coloured, "\x1b[30m\x1b[47m" in coloured
+        assert tiles == ((False, False) if no_color else (True, True)), "both players' pieces in colour, or none"
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session])
