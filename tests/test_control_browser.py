@@ -79,7 +79,10 @@ def test_a_refused_correction_is_an_alert_in_view_on_a_phone(chromium, served):
     try:
         driver.play("red ew@E5")
         page.fill('#correct input[name="cell"]', "B2")
+        page.fill('#correct input[name="piece"]', "ns")
+        expect(page.locator("#whose")).to_be_visible()
         page.fill('#correct input[name="piece"]', "")
+        expect(page.locator("#whose")).to_be_hidden()      # no piece: whose it is does not apply
         page.get_by_role("button", name="Correct").click()
         alert = page.get_by_role("alert")
         expect(alert).to_have_text("The game has nothing on B2 to take away.")

@@ -123,6 +123,14 @@
     });
   }
 
+  // Whose piece only matters when there is one.
+  const arms = document.querySelector('#correct input[name="piece"]');
+  if (arms) {
+    const whose = () => { document.getElementById("whose").hidden = arms.value.trim() === ""; };
+    arms.addEventListener("input", whose);
+    whose();
+  }
+
   // The computer's fields only for a game against it.
   const computer = document.getElementById("computer");
   if (computer) {
