@@ -7,17 +7,19 @@ import argparse
 import datetime
 import os
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 from thoughtwave.cli.errors import UsageError
 from thoughtwave.cli.rulesargs import add_rules_arguments, rules_from_args
-from thoughtwave.engine import KINDS, Cell, Colour, GameRecord, NotationError, Outcome, Referee
+from thoughtwave.cli.screen import CLEAR, MESSAGE_LINES, WIDTH, screen_lines
+from thoughtwave.engine import Cell, Colour, GameRecord, NotationError, Outcome, Referee
 from thoughtwave.engine.ai import Computer, chooser
-from thoughtwave.engine.textboard import draw
 
-HELP = """Type a move as PIECE@CELL: the piece by its arms n, e, s, w (or X for the cross), e.g.
-  ew@E5   a straight lying west-east on E5      nes@B2   a junction open to the north, east, south
+HELP = """Type a move as PIECE@CELL, the piece by its arms n, e, s, w (X: the cross):
+ew@E5 lays a straight west-east on E5; nes@B2 a junction open north, east, south
 Other commands: legal CELL (what fits there), undo, help, quit."""
 
 
@@ -31,19 +33,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--level", type=int, choices=[1, 2, 3], default=3, help="the computer's strength (default 3)")
     parser.add_argument("--seconds", type=float, default=1.0, help="the computer's thinking time per move")
     add_rules_arguments(parser)
-
-
-def describe(referee: Referee, ansi: bool) -> str:
-    """Board, inventories and whose turn it is."""
-    colours = {}
-    for verdict in referee.verdicts:
-        if verdict.outcome is Outcome.LEGAL and verdict.cell and verdict.colour:
-            colours[verdict.cell] = verdict.colour
-    lines = [draw(referee.board, colours, ansi), ""]
-    for colour in Colour:
-        counts = ", ".join(f"{referee.inventory[colour][k]} {k.value}" for k in KINDS)
-        lines.append(f"{colour.title:>5} ({referee.rules.side_names(colour)}): {counts}")
-    return "\n".join(lines)
 
 
 def explain(verdict, referee: Referee) -> str:
@@ -72,26 +61,52 @@ def explain(verdict, referee: Referee) -> str:
     return " ".join(parts)
 
 
+class Screen:
+    """Where the game is shown: on a terminal the screen is redrawn for each move (board, verdict and prompt
+    on 80x24), in colour unless NO_COLOR is set; otherwise each move's board and verdict are printed in turn."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.redraw = stream.isatty()
+        self.colour = self.redraw and os.environ.get("NO_COLOR") is None
+        self.unicode = (getattr(stream, "encoding", "") or "").lower().replace("-", "") == "utf8"
+
+    def show(self, referee: Referee, message: list[str]) -> None:
+        """The board, then ``message`` (sentences), leaving the cursor where the prompt goes."""
+        lines = screen_lines(referee, self.colour, self.unicode)
+        said = [wrapped for text in message for wrapped in (textwrap.wrap(text, WIDTH - 1) or [""])] \
+            if self.redraw else list(message)
+        if self.redraw:     # the latest lines, so the board stays on screen
+            said = said[-MESSAGE_LINES:] + [""] * (MESSAGE_LINES - len(said))
+        head = CLEAR if self.redraw else "\n"
+        self.stream.write(head + "\n".join(lines + said) + "\n")
+        self.stream.flush()
+
+
 def run(args: argparse.Namespace, choose: Callable[[Referee], str] | None = None) -> int:
     """Play until the game ends or input ends. ``choose`` answers for a computer side."""
     if choose is None and getattr(args, "vs", "human") == "computer":
         choose = chooser(Colour.parse(args.computer), Computer(level=args.level, seconds=args.seconds))
     referee = Referee(rules_from_args(args))
-    ansi = sys.stdout.isatty() and os.environ.get("NO_COLOR") is None
+    screen = Screen(sys.stdout)
     record_path = Path(args.record) if args.record else None
     today = datetime.date.today().isoformat()
-    print(HELP)
+    message = HELP.splitlines()
+    shown = False      # whether the message has been on screen (a computer's moves in a row add up)
     while True:
-        print()
-        print(describe(referee, ansi))
         if referee.over:
-            print("Game over:", "draw" if referee.draw else f"{referee.winner.title} wins.")
+            message.append("Game over: " + ("draw." if referee.draw else f"{referee.winner.title} wins."))
+            screen.show(referee, message)
             return 0
         assert referee.to_move is not None
+        said: list[str] = []
         if choose is not None and (computer := choose(referee)):
             line = computer
-            print(f"{referee.to_move.title} (computer) plays {line}")
+            said = [] if shown else message
+            said.append(f"{referee.to_move.title} (computer) plays {line}.")
         else:
+            screen.show(referee, message)
+            shown = True
             try:
                 line = input(f"{referee.to_move.title} to move> ").strip()
                 line.encode("utf-8")   # bytes that are not UTF-8 arrive as surrogate escapes
@@ -99,7 +114,7 @@ def run(args: argparse.Namespace, choose: Callable[[Referee], str] | None = None
                 print()
                 return 0
             except UnicodeError:
-                print("That line is not readable text; type a move like ew@E5.")
+                message = ["That line is not readable text; type a move like ew@E5."]
                 continue
         if not line:
             continue
@@ -107,22 +122,23 @@ def run(args: argparse.Namespace, choose: Callable[[Referee], str] | None = None
         if word in ("quit", "exit", "q"):
             return 0
         if word in ("help", "?"):
-            print(HELP)
+            message = HELP.splitlines()
             continue
         if word == "undo":
             undone = referee.undo()
-            print(f"Took back {undone.move}." if undone else "Nothing to take back.")
+            message = [f"Took back {undone.move}." if undone else "Nothing to take back."]
         elif word == "legal":
             try:
                 cell = Cell.parse(line.split(maxsplit=1)[1] if " " in line else "")
             except NotationError as err:
-                print(err)
+                message = [str(err)]
                 continue
             fits = ", ".join(str(p) for p in referee.legal_pieces(cell)) or "nothing you have"
-            print(f"On {cell} {referee.to_move.title} may lay: {fits}")
+            message = [f"On {cell} {referee.to_move.title} may lay: {fits}"]
             continue
         else:
-            print(explain(referee.play(line), referee))
+            message = [*said, explain(referee.play(line), referee)]
+            shown = False
         if record_path:
             text = GameRecord.from_referee(referee, args.red, args.black, today).to_text()
             try:

@@ -34,9 +34,9 @@
 
   function drawCheck(last) {
     $("checks").replaceChildren(...last.checks.map(checkItem));
-    let head = last.ok ? "Passed" : (last.board_found ? "Failed: " + last.failed.join(", ") : "No board found");
-    head += ", checked at " + last.when.slice(11, 19) + " UTC on " + last.frames + " picture(s) of " + last.resolution.join("x");
-    $("last-summary").textContent = head + (last.saved ? "; saved and in use." : ".");
+    const summary = $("last-summary");
+    summary.className = "summary " + last.level;
+    summary.textContent = last.summary + (last.saved ? " Saved and in use." : "");
     canSave = last.board_found;
     const force = $("save-force");
     if (force) force.hidden = last.ok || !last.board_found;
@@ -70,7 +70,7 @@
     show(true, "Saved: the companion reads with the new profile now; the game goes on.");
     drawProfile(data.profile);
     const summary = $("last-summary");
-    if (!summary.textContent.includes("saved")) summary.textContent = summary.textContent.replace(/\.$/, "; saved and in use.");
+    if (!summary.textContent.includes("Saved and in use")) summary.textContent += " Saved and in use.";
   }
 
   const check = $("check");
@@ -79,8 +79,9 @@
       const data = await post("/api/calibrate/check", {});
       if (!data) return;
       drawCheck(data);
-      show(data.ok, data.ok ? "Every check passed: press Save to use this calibration."
-        : (data.board_found ? "Put right what FAILED, then check again." : "No board found: see the advice."));
+      const next = data.level === "ok" ? " Press Save to use this calibration."
+        : data.level === "warn" ? " You may save it (press Save), or put the warnings right and check again." : "";
+      show(data.level === "ok" ? "good" : data.level === "warn" ? "wait" : "bad", data.summary + next);
     }));
   }
   const saveButton = $("save");
