@@ -19,7 +19,7 @@ from waitress import create_server
 
 from thoughtwave.calibration.profile import load_reader_profile
 from thoughtwave.cli.errors import UsageError
-from thoughtwave.cli.rulesargs import read_text
+from thoughtwave.cli.rulesargs import read_moves
 from thoughtwave.config import CameraKind, CameraSpec, Config, ConfigError, load_config, open_camera, rules_of
 from thoughtwave.game import (
     Companion,
@@ -27,7 +27,6 @@ from thoughtwave.game import (
     ScriptedSource,
     Settings,
     Store,
-    read_script,
     vision_watcher_factory,
 )
 from thoughtwave.webui.app import create_app, load_secret_key
@@ -58,7 +57,8 @@ def _camera_parts(args: argparse.Namespace, config: Config) -> tuple[Any, Any]:
         if not args.move_seconds > 0:
             raise UsageError("--move-seconds must be more than 0")
         fps = 20.0
-        game = ScriptedGame(read_script(read_text(args.moves)), frames_per_step=max(1, round(args.move_seconds * fps)),
+        script = list(read_moves(args.moves)[0])   # each line's length and their number bounded
+        game = ScriptedGame(script, frames_per_step=max(1, round(args.move_seconds * fps)),
                             loop=args.loop)
         return (lambda: ScriptedSource(fps)), game.watcher
 
