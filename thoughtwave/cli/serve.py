@@ -11,6 +11,7 @@ import argparse
 import logging
 import secrets
 import signal
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from thoughtwave.game import (
     Store,
     vision_watcher_factory,
 )
+from thoughtwave.game.dbcheck import StateError, check_state_dir
 from thoughtwave.webui.app import create_app, load_secret_key
 
 #: The demo camera's picture size unless the config asks for another.
@@ -89,6 +91,15 @@ def _camera_parts(args: argparse.Namespace, config: Config) -> tuple[Any, Any]:
     return open_the_camera, make_watcher
 
 
+def _check_host(host: str, port: int) -> None:
+    """A UsageError (one line) when ``host`` is not an address or a name this machine can resolve."""
+    try:
+        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, ValueError) as err:   # socket.gaierror; ValueError: a NUL or a label IDNA refuses
+        reason = getattr(err, "strerror", None) or str(err)
+        raise UsageError(f"--host {host}: not an address or a name this machine can resolve ({reason})") from None
+
+
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
@@ -99,12 +110,17 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--port must be 0-65535")
     host = args.host or config.server.host
     port = config.server.port if args.port is None else args.port
+    _check_host(host, port)
     if args.state_dir:
         config = config.with_state_dir(args.state_dir)
     elif args.demo:
         # The demo's games stay apart from real ones: a real camera would otherwise resume the demo game.
         config = config.with_state_dir(config.state_dir / "demo")
     state_dir = config.state_dir
+    try:   # before the Store opens it: a damaged, empty or read-only database is refused, left as it is
+        check_state_dir(state_dir)
+    except StateError as err:
+        raise UsageError(str(err)) from None
     try:
         store = Store.in_dir(state_dir)
         secret_key = load_secret_key(state_dir)
@@ -126,9 +142,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         server = create_server(app, host=host, port=port, threads=config.server.threads, ident="thoughtwave",
                                asyncore_use_poll=True)
-    except OSError as err:
+    except (OSError, ValueError) as err:   # waitress says ValueError for an address it cannot resolve
         store.close()
-        raise UsageError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
+        raise UsageError(f"cannot listen on {host}:{port}: {getattr(err, 'strerror', None) or err}") from None
 
     def terminate(signum: int, frame: Any) -> None:  # systemd stops us with SIGTERM: shut down cleanly
         raise SystemExit(0)
