@@ -39,11 +39,20 @@ def disk_full_text(path: Path | str) -> str:
 
 
 def is_disk_full(err: BaseException) -> bool:
-    """Whether ``err`` (an OSError or an SQLite error) means there was no space left to write."""
-    if isinstance(err, OSError):
-        return err.errno in (errno.ENOSPC, errno.EDQUOT)
-    return isinstance(err, sqlite3.Error) and (
-        getattr(err, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(err))
+    """Whether ``err`` (an OSError or an SQLite error) means there was no space left to write. The errors it
+    was raised while handling count too: SQLite rolls back a transaction itself when the disk fills, so the
+    Store's own ROLLBACK then fails ("no transaction is active") and hides the full disk behind it."""
+    seen: BaseException | None = err
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        if isinstance(seen, sqlite3.Error) and (
+                getattr(seen, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(seen)):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def storage_failure(err: BaseException, db: Path | str) -> str:
