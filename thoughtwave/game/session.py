@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from thoughtwave.engine import Cell, Colour, Move, NotationError, Outcome, Piece, Referee, Rules, Verdict
 from thoughtwave.engine.analysis import Analysis, analyse, analyse_game
 from thoughtwave.engine.table import Table
+from thoughtwave.game.dbcheck import storage_failure
 from thoughtwave.game.log import GameLog
 from thoughtwave.game.opponent import InstructedTable, Opponent, Thinker, opponent_of, position_key
 from thoughtwave.game.seams import MakeWatcher, Watch
@@ -267,7 +268,8 @@ class Session:
             return True
         except Exception as err:  # disk full, file gone: show nothing unsaved, go back to what is stored
             log.exception("could not store %s %s", name, move)
-            self.storage_error = f"could not save the game ({err}); the last move was not counted"
+            self.storage_error = (f"could not save the game ({storage_failure(err, self.store.path)}); "
+                                  "the last move was not counted")
             self._start_game(self.game, resumed=True)
             return False
 
