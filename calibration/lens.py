@@ -8,7 +8,7 @@ straighten the picture first.
 The sheet's markers come from a 5x5 dictionary, never the game board's 4x4 one, so neither detector
 mistakes one printout for the other.
 
->>> model = calibrate_lens(cv2.imread(p) for p in photos)       # doctest: +SKIP
+>>> model = calibrate_lens(read_image(p) for p in photos)     # doctest: +SKIP
 >>> model.check().line()                                        # doctest: +SKIP
 'ok    lens model: reprojection 0.31 px ...'
 """

@@ -567,6 +567,18 @@ off in raspi-config, Display Options"
         fi
     fi
 fi
+# A copy of the games before the new code opens them: what the companion's start-up check
+# (thoughtwave/game/dbcheck.py) tells the user to restore if it finds the database damaged. Only a sound
+# database is copied, so a damaged one never replaces the last good backup.
+db="$STATE_DIR/games.sqlite3"
+if [[ -s "$db" ]] && command -v sqlite3 >/dev/null; then
+    if [[ "$(sqlite3 -readonly "$db" 'PRAGMA quick_check' 2>&1)" == ok ]]; then
+        run sqlite3 -readonly "$db" ".backup '$db.backup'"
+        run chmod 0600 "$db.backup"
+    else
+        warn "$db fails its check: the backup $db.backup is kept as it was"
+    fi
+fi
 system systemctl daemon-reload
 system systemctl enable thoughtwave.service
 # restart, not start: an update must replace the running code.

@@ -212,7 +212,7 @@ def test_the_login_form_works_with_its_hidden_field(client):
     assert client.post("/login", data={"pin": "9999", "csrf": csrf}).status_code == 403
     response = client.post("/login", data={"pin": PIN, "csrf": csrf})
     assert response.status_code == 303 and response.headers["Location"].endswith("/control")
-    assert "Undo last verdict" in client.get("/control").get_data(as_text=True)
+    assert "Take back the last move" in client.get("/control").get_data(as_text=True)
 
 
 def test_without_a_pin_nothing_can_be_changed(companion, tmp_path):
@@ -233,13 +233,15 @@ def test_new_game_with_sides_first_penalty_and_handicap(companion, client):
     csrf = login(client)
     response = client.post("/api/game/new", headers={"X-CSRF-Token": csrf}, json={
         "red": "Ann", "black": "Bob", "red_sides": "NS", "first": "black", "penalty": "retry",
-        "red_pieces": "cross=1 bend=9", "inventory": {"black": {"cross": 3}}})
+        "red_pieces": "cross=1 bend=9", "inventory": {"black": {"cross": 1}}})
     state = response.get_json()
     assert response.status_code == 200
     assert state["game"]["red"] == "Ann" and state["next"] == "black"
     assert state["rules"]["red_sides"] == "NS" and state["rules"]["penalty"] == "retry"
     assert state["left"]["red"]["cross"] == 1 and state["left"]["red"]["bend"] == 9
-    assert state["left"]["black"]["cross"] == 3 and state["sides"]["red"] == "north and south"
+    assert state["left"]["black"]["cross"] == 1 and state["sides"]["red"] == "north and south"
+    assert state["done"]["status"] == "applied"
+    assert state["done"]["message"].startswith(f"Game {state['game']['id']} has started: Ann (red) against Bob")
 
 
 def test_correct_and_end_game(companion, client, play):
@@ -250,8 +252,8 @@ def test_correct_and_end_game(companion, client, play):
     assert [m["move"] for m in state["moves"]] == ["ew@E5", "w@E6"]
     old = state["game"]["id"]
     state = client.post("/api/game/end", headers={"X-CSRF-Token": csrf}).get_json()
-    assert state["game"]["id"] != old and state["moves"] == []
-    assert client.get("/api/games").get_json()["games"][1]["ended"]
+    assert state["game"]["id"] == old and state["game"]["ended"] and len(state["moves"]) == 2
+    assert client.get("/api/games").get_json()["games"][0]["ended"]
 
 
 def test_undo_with_nothing_to_undo_is_a_conflict(client):

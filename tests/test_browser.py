@@ -73,15 +73,15 @@ def test_a_control_action_without_the_pin_is_refused_in_the_browser(served, page
     page.fill('input[name="pin"]', "1357")
     page.click("button[type=submit]")
     expect(page).to_have_url(re.compile(r"/control$"))
-    expect(page.get_by_role("button", name="Undo last verdict")).to_be_visible()
+    expect(page.get_by_role("button", name="Take back the last move")).to_be_visible()
     first_game = companion.game.id
-    page.on("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="End game").click()
-    expect(page.locator("#result")).to_contain_text("Done")
-    assert companion.game.id != first_game
+    page.get_by_role("button", name="Yes, end the game").click()
+    expect(page.get_by_role("status").filter(has_text="has ended")).to_contain_text(f"Game {first_game} has ended")
+    assert companion.game.id == first_game and companion.game.ended
     page.fill('#correct input[name="cell"]', "Q99")
     page.get_by_role("button", name="Correct").click()
-    expect(page.locator("#result")).to_contain_text("not a cell")
+    expect(page.locator("#correct ~ .result")).to_contain_text("has ended: start a new game first")
 
 
 def test_the_page_reads_on_a_phone(chromium, served):

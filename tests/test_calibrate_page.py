@@ -238,7 +238,7 @@ def test_a_good_board_checks_ok_and_its_profile_is_saved_and_read_with_at_once(c
     assert summary["profile"]["exists"] and summary["profile"]["colour_model"] == profile.colour_model
     assert summary["last_check"]["saved"] is True
     html = client.get("/calibrate").get_data(as_text=True)
-    assert "saved and in use" in html and html.count('class="check ok"') == 7
+    assert "Saved and in use" in html and html.count('class="check ok"') == 7
 
 
 def test_after_a_restart_the_page_shows_how_the_profile_in_use_was_checked(client, companion, good_image, tmp_path):
@@ -390,7 +390,7 @@ def test_in_the_browser_enter_the_pin_press_check_and_the_results_appear(page, g
             check.click()
             expect(page.locator("#checks li")).to_have_count(7, timeout=20_000)
             expect(page.locator('#checks li[data-name="exposure"] .mark')).to_have_text("ok")
-            expect(page.locator("#last-summary")).to_contain_text("Passed")
+            expect(page.locator("#last-summary")).to_contain_text("Every check passed")
             expect(page.locator("#save")).to_be_enabled()
             expect(page.locator("#save-force")).to_be_hidden()
             assert errors == []

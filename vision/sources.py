@@ -19,6 +19,8 @@ from typing import Protocol, runtime_checkable
 import cv2
 import numpy as np
 
+from thoughtwave.vision.imageio import ImageError, read_image
+
 #: What image files a frames directory may hold (any case).
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".ppm", ".pgm"})
 
@@ -79,9 +81,10 @@ class ImageDirSource:
         while self._next < len(self.files):
             index, path = self._next, self.files[self._next]
             self._next += 1
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-            if image is None or image.size == 0:
-                self.warnings.append((index, f"skipped {path.name}: not a readable image"))
+            try:
+                image = read_image(path)
+            except ImageError as err:   # too large, damaged or not a picture: one line, and go on
+                self.warnings.append((index, f"skipped {path.name}: not a readable image ({err.reason})"))
                 continue
             return Frame(index, index / self.fps, image)
         return None

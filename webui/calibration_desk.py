@@ -38,6 +38,28 @@ def check_json(check: CheckResult) -> dict:
             "measured": check.measured, "advice": check.advice}
 
 
+def check_summary(data: dict) -> dict:
+    """What a check's results add up to, for the page: ``level`` (``ok``, ``warn`` or ``fail``: the worst
+    check decides), ``warned`` (the checks that passed with a warning) and ``summary``, a sentence with the
+    local time of the check."""
+    warned = [c["name"] for c in data["checks"] if c["status"] == "warn"]
+    when = datetime.datetime.fromisoformat(data["when"]).astimezone().strftime("%H:%M:%S")
+    pictures = "1 picture" if data["frames"] == 1 else f"{data['frames']} pictures"
+    size = "x".join(str(n) for n in data["resolution"])
+    if not data["board_found"]:
+        level, verdict = "fail", "No board found: see the advice below."
+    elif not data["ok"]:
+        failed = ", ".join(data["failed"])
+        level, verdict = "fail", f"Failed: {failed}. Put that right as the advice says and check again."
+    elif warned:
+        level, verdict = "warn", (f"Passed with warnings: {', '.join(warned)}. Read the advice below: the camera may "
+                                  "misread some tiles.")
+    else:
+        level, verdict = "ok", "Every check passed."
+    return {"level": level, "warned": warned,
+            "summary": f"{verdict} Checked at {when} on {pictures} of {size}."}
+
+
 def profile_path_of(config: Config | None) -> Path | None:
     """Where the profile lives, as ``serve`` resolves it: ``[vision] profile``, else profile.json in the state
     directory; None without a configuration (nothing can be saved then)."""
@@ -154,6 +176,7 @@ class CalibrationDesk:
                 "ms": round(ms, 1),
                 "saved": False,
             }
+            data.update(check_summary(data))
             with self._lock:
                 self._last, self._last_json, self._checked_at = result, data, self._clock()
             return data

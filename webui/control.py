@@ -1,5 +1,7 @@
 """Control: the control page, and the API that changes the game (new game, end, undo, correct), each
-behind the PIN and the CSRF token (``webui.auth``). Answers with the new state."""
+behind the PIN and the CSRF token (``webui.auth``). Each answers with the new state and ``done``: what the
+action did, in a player's words (``status`` applied, rejected or waiting, ``message``, ``cell``); a
+refusal is a 4xx ``{"error": ...}`` whose message names the field as the page names it."""
 
 from __future__ import annotations
 
@@ -7,50 +9,119 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, render_template
 
-from thoughtwave.engine import Colour, Rules
+from thoughtwave.engine import KINDS, START_INVENTORY, Colour, Kind, Penalty, Rules, Sides
 from thoughtwave.engine.record import parse_inventory
-from thoughtwave.game import ControlError, Opponent, Snapshot
+from thoughtwave.game import ControlError, Opponent
+from thoughtwave.game.loop import Reply
+from thoughtwave.game.session import APPLIED, Done
+from thoughtwave.i18n import Text
+from thoughtwave.i18n.phrases import side_names
 from thoughtwave.webui.apierrors import ApiError, text_field
 from thoughtwave.webui.auth import requires_pin
 from thoughtwave.webui.context import web
-from thoughtwave.webui.language import current_language
+from thoughtwave.webui.language import current_language, text
 from thoughtwave.webui.schemas import Correct, Empty, NewGame, body
+from thoughtwave.webui.words import game_summary
 
 bp = Blueprint("control", __name__)
 
+#: The penalty for an illegal placement, as the page offers it.
+PENALTY_WORDS = {
+    Penalty.SKIP_TURN: "illegal piece: it is lost and the player misses a turn",
+    Penalty.FORFEIT: "illegal piece: it is lost, and play goes on",
+    Penalty.RETRY: "illegal piece: it goes back to the player, who tries again (friendly)",
+}
+#: A kind's name in the plural, as the handicap messages use it.
+PLURALS = {Kind.TERMINATOR: "terminators", Kind.BEND: "bends", Kind.STRAIGHT: "straights",
+           Kind.JUNCTION: "junctions", Kind.CROSS: "crosses"}
 
-def _answer(snapshot: Snapshot) -> Response:
-    return jsonify(web().messages.state(snapshot, current_language()))
+
+def _answer(reply: Reply) -> Response:
+    return jsonify({**web().messages.state(reply.snapshot, current_language()), "done": reply.done.to_json()})
 
 
 @bp.get("/control")
 def page() -> str:
     state = web().state(current_language())
-    return render_template("control.html", state=state, rules=state.get("rules") or {})
+    return render_template("control.html", state=state, rules=state.get("rules") or {},
+                           summary=game_summary(state, text()),
+                           penalties=[(p.value, penalty_words(text(), p)) for p in Penalty],
+                           sides=[{"value": side.value, "names": side_names(text(), side)} for side in Sides])
+
+
+def penalty_words(t: Text, penalty: Penalty) -> str:
+    """What an illegal placement costs, in the page's language (``PENALTY_WORDS`` in English)."""
+    if penalty is Penalty.SKIP_TURN:
+        return t.gettext("illegal piece: it is lost and the player misses a turn")
+    if penalty is Penalty.FORFEIT:
+        return t.gettext("illegal piece: it is lost, and play goes on")
+    return t.gettext("illegal piece: it goes back to the player, who tries again (friendly)")
+
+
+def handicap_from_form(data: dict) -> dict[str, dict[str, int]]:
+    """Each player's pieces for a new game: the ``red_pieces``/``black_pieces`` texts ("bend=9 cross=1",
+    kinds not named keep their standard count), else that colour of the ``inventory`` object, else the
+    standard set: a blank field means no handicap. ApiError 400 naming the field as the page does when a
+    count is not a number, above what a player has, or leaves a player no piece at all."""
+    inventory = data.get("inventory") or {}
+    if not isinstance(inventory, dict):
+        raise ApiError(400, "The handicap must be an object like {\"red\": {\"bend\": 9}}.")
+    chosen: dict[str, dict[str, int]] = {}
+    for colour in Colour:
+        field = f"{colour.title}'s pieces (handicap)"
+        text = data.get(f"{colour.value}_pieces")
+        counts: dict[str, Any] = {k.value: n for k, n in START_INVENTORY.items()}
+        if text:
+            if not isinstance(text, str):
+                raise ApiError(400, f"{field}: write it like cross=1 bend=9.")
+            try:
+                counts = {k.value: n for k, n in parse_inventory(text).items()}
+            except ValueError as err:
+                raise ApiError(400, f"{field}: {err}.") from None
+        elif isinstance(inventory.get(colour.value), dict):
+            counts = {**counts, **inventory[colour.value]}
+        for kind in KINDS:
+            count = counts.get(kind.value)
+            most = START_INVENTORY[kind]
+            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+                raise ApiError(400, f"{colour.title}'s {PLURALS[kind]}: a whole number from 0 to {most}.")
+            if count > most:
+                raise ApiError(400, f"{colour.title}'s {PLURALS[kind]}: at most {most}.")
+        unknown = set(counts) - {k.value for k in KINDS}
+        if unknown:
+            raise ApiError(400, f"{field}: {', '.join(sorted(unknown))} is not a kind of piece.")
+        if not any(counts.values()):
+            raise ApiError(400, f"{field}: a player needs at least one piece.")
+        chosen[colour.value] = counts
+    return chosen
 
 
 def _rules(data: dict, base: Rules) -> Rules:
-    """The rules a new game asks for: ``penalty``, ``red_sides``, ``first``, ``inventory`` and the
-    ``red_pieces``/``black_pieces`` texts, the rest from ``base``."""
+    """The rules a new game asks for: ``penalty``, ``red_sides``, ``first`` (else as ``base``) and the
+    handicap (``handicap_from_form``)."""
     rules_data: dict[str, Any] = {k: data[k] for k in ("penalty", "red_sides", "first") if k in data}
-    inventory = data.get("inventory") or {}
-    if not isinstance(inventory, dict):
-        raise ApiError(400, "inventory must be an object: {\"red\": {\"bend\": 9}, ...}")
-    inventory = dict(inventory)
-    for colour in Colour:
-        text = data.get(f"{colour.value}_pieces")
-        if text:
-            if not isinstance(text, str):
-                raise ApiError(400, f"{colour.value}_pieces must be text like 'cross=1 bend=9'")
-            try:
-                inventory[colour.value] = {k.value: n for k, n in parse_inventory(text).items()}
-            except ValueError as err:
-                raise ApiError(400, f"{colour.value}_pieces: {err}") from None
-    rules_data["inventory"] = {**base.to_json()["inventory"], **inventory}
+    rules_data["inventory"] = handicap_from_form(data)
     try:
         return Rules.from_json(rules_data, base)
     except (ValueError, TypeError) as err:
-        raise ApiError(400, str(err)) from None
+        raise ApiError(400, f"{err}.") from None
+
+
+def _started(state: dict, rules: Rules, opponent: Opponent | None) -> Done:
+    game = state["game"]
+    red, black = game["red"] or "Red", game["black"] or "Black"
+    first = rules.first.title
+    against = (f" The computer plays {opponent.colour.value} at level {opponent.level}." if opponent else "")
+    handicaps = "".join(f" {colour.title} has {_counts(rules.inventory[colour])}." for colour in Colour
+                        if rules.inventory[colour] != START_INVENTORY)
+    return Done(APPLIED, f"Game {game['id']} has started: {red} (red) against {black} (black); {first} moves "
+                         f"first; {PENALTY_WORDS[rules.penalty]}.{against}{handicaps}")
+
+
+def _counts(inventory: dict[Kind, int]) -> str:
+    """``"1 terminator, 8 bends, 5 straights, 6 junctions and 0 crosses"``."""
+    parts = [f"{inventory[k]} {k.value if inventory[k] == 1 else PLURALS[k]}" for k in KINDS]
+    return f"{', '.join(parts[:-1])} and {parts[-1]}"
 
 
 @bp.post("/api/game/new")
@@ -65,15 +136,20 @@ def new_game() -> Response:
             opponent = Opponent.from_json({"colour": data["computer"], "level": data.get("level", 3),
                                            "seconds": data.get("seconds", 1.0)})
         except ValueError as err:
-            raise ApiError(400, str(err)) from None
-    return _answer(companion.new_game(rules, text_field(data, "red"), text_field(data, "black"), opponent))
+            raise ApiError(400, f"The computer: {err}.") from None
+    snapshot = companion.new_game(rules, text_field(data, "red"), text_field(data, "black"), opponent)
+    state = web().messages.state(snapshot)
+    return jsonify({**state, "done": _started(state, rules, opponent).to_json()})
 
 
 @bp.post("/api/game/end")
 @requires_pin
 def end_game() -> Response:
     body(Empty)
-    return _answer(web().companion.end_game())
+    try:
+        return _answer(web().companion.end())
+    except ControlError as err:
+        raise ApiError(409, str(err)) from None
 
 
 @bp.post("/api/undo")
@@ -81,7 +157,7 @@ def end_game() -> Response:
 def undo() -> Response:
     body(Empty)
     try:
-        return _answer(web().companion.undo())
+        return _answer(web().companion.take_back())
     except ControlError as err:
         raise ApiError(409, str(err)) from None
 
@@ -91,14 +167,14 @@ def undo() -> Response:
 def correct() -> Response:
     data = body(Correct)
     cell, colour, piece = data.get("cell"), data.get("colour"), data.get("piece")
-    if not isinstance(cell, str):
-        raise ApiError(400, "cell must be a string like \"E5\"")
-    for name, value in (("colour", colour), ("piece", piece)):
+    if not isinstance(cell, str) or not cell.strip():
+        raise ApiError(400, "Cell: write it like E5.")
+    for name, value in (("Colour", colour), ("Piece", piece)):
         if value is not None and not isinstance(value, str):
-            raise ApiError(400, f"{name} must be a string or null")
+            raise ApiError(400, f"{name}: write it as text.")
     if piece in ("", "empty", "none"):
         piece = None
     try:
-        return _answer(web().companion.correct(cell, colour or None, piece))
+        return _answer(web().companion.correct_cell(cell.strip(), colour or None, piece))
     except ControlError as err:
         raise ApiError(400, str(err)) from None

@@ -69,7 +69,7 @@ def script_messages() -> tuple[tuple[str, ...], ...]:
     msgid, or (singular, plural)."""
     found: set[tuple[str, ...]] = set()
     for path in sorted(STATIC.glob("*.js")):
-        for _line, _func, message, _comments, _context in extract_from_file("javascript", str(path)):
+        for _line, message, _comments, _context in extract_from_file("javascript", str(path)):
             found.add(message if isinstance(message, tuple) else (message,))
     return tuple(sorted(found))
 

@@ -8,7 +8,6 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from thoughtwave.calibration.calibrate import calibrate_frames
@@ -17,6 +16,7 @@ from thoughtwave.calibration.profile import save_profile
 from thoughtwave.cli.errors import NotFound, UsageError
 from thoughtwave.cli.profiles import load_config_or_usage
 from thoughtwave.config import CameraSpec, open_camera
+from thoughtwave.vision.imageio import ImageError, read_image
 from thoughtwave.vision.sources import CameraError, FrameSource
 
 #: Frames taken from a live camera: the best one is used (the first ones may still be adjusting).
@@ -59,12 +59,17 @@ def _open(spec: str) -> FrameSource:
         raise UsageError(f"cannot open camera {spec}: {err}") from None
 
 
+def _picture(name: str) -> np.ndarray:
+    """The photo ``name`` (its size checked from its header before decoding); bad input when it cannot be."""
+    try:
+        return read_image(name)
+    except ImageError as err:
+        raise UsageError(str(err)) from None
+
+
 def _frames(args: argparse.Namespace) -> list[np.ndarray]:
     if args.image:
-        image = cv2.imread(args.image, cv2.IMREAD_COLOR)
-        if image is None:
-            raise UsageError(f"cannot read {args.image} as an image")
-        return [image]
+        return [_picture(args.image)]
     source = _open(args.camera)
     frames = []
     try:
@@ -110,10 +115,7 @@ def _lens(args: argparse.Namespace) -> LensModel | None:
 
     def pictures() -> Iterator[np.ndarray]:
         for name in files:
-            image = cv2.imread(name, cv2.IMREAD_COLOR)
-            if image is None:
-                raise UsageError(f"cannot read {name} as an image")
-            yield image
+            yield _picture(name)
 
     try:
         return calibrate_lens(pictures() if files else _lens_views(spec, args.lens_seconds))

@@ -2,12 +2,14 @@
 ``add_arguments(parser)`` and ``run(args) -> int``. Only the module of the command being run is imported
 (the COMMANDS table holds the one-line help), so ``thoughtwave legal`` never loads OpenCV or Flask.
 
-Exit codes: 0 done, 1 the thing asked for was not found, 2 bad input (one line on stderr).
+Exit codes: 0 done, 1 the thing asked for was not found, 2 bad input or a file or disk that failed (one
+line on stderr, never a traceback).
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
 from collections.abc import Sequence
@@ -72,3 +74,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as err:   # a file or the disk failed where the command did not expect it: still one line
+        print(f"error: {os_error_text(err)}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("error: out of memory", file=sys.stderr)
+        return 2
+
+
+def os_error_text(err: OSError) -> str:
+    """One line for an OSError: a full disk says so and where to free space (as the display does), anything
+    else names the file and the reason."""
+    where = f" {err.filename}" if err.filename is not None else ""
+    if err.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"the disk is full: free space on the disk holding{where or ' the files written'}"
+    reason = err.strerror or str(err)
+    return f"cannot use{where}: {reason}" if where else reason

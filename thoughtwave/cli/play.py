@@ -8,23 +8,25 @@ import argparse
 import datetime
 import os
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 from thoughtwave.cli.errors import UsageError
 from thoughtwave.cli.rulesargs import add_rules_arguments, rules_from_args
-from thoughtwave.engine import KINDS, Cell, Colour, GameRecord, NotationError, Outcome, Penalty, Referee, Verdict
+from thoughtwave.cli.screen import CLEAR, MESSAGE_LINES, WIDTH, screen_lines
+from thoughtwave.engine import Cell, Colour, GameRecord, NotationError, Outcome, Penalty, Referee, Verdict
 from thoughtwave.engine.ai import Computer, chooser
-from thoughtwave.engine.textboard import draw
 from thoughtwave.i18n import LANGUAGES, Text, terminal_language
-from thoughtwave.i18n.phrases import colour_name, kind_plural, say, side_names
+from thoughtwave.i18n.phrases import colour_name, say, side_names
 
 
-def help_text(t: Text) -> str:
+def help_lines(t: Text) -> list[str]:
     """How to type a move, and the other commands."""
-    return t.gettext("Type a move as PIECE@CELL: the piece by its arms n, e, s, w (or X for the cross), e.g.\n"
-                     "  ew@E5   a straight lying west-east on E5      nes@B2   a junction open to the north, east, "
-                     "south\nOther commands: legal CELL (what fits there), undo, help, quit.")
+    return t.gettext("Type a move as PIECE@CELL, the piece by its arms n, e, s, w (X: the cross):\n"
+                     "ew@E5 lays a straight west-east on E5; nes@B2 a junction open north, east, south\n"
+                     "Other commands: legal CELL (what fits there), undo, help, quit.").splitlines()
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,23 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_rules_arguments(parser)
 
 
-def describe(referee: Referee, ansi: bool, t: Text | None = None) -> str:
-    """Board, inventories and whose turn it is."""
-    t = t or Text()
-    colours = {}
-    for verdict in referee.verdicts:
-        if verdict.outcome is Outcome.LEGAL and verdict.cell and verdict.colour:
-            colours[verdict.cell] = verdict.colour
-    lines = [draw(referee.board, colours, ansi), ""]
-    for colour in Colour:
-        counts = ", ".join(kind_plural(t, k, referee.inventory[colour][k]) for k in KINDS)
-        lines.append(t.gettext("%(colour)s (%(sides)s): %(counts)s", colour=f"{colour_name(t, colour):>5}",
-                               sides=side_names(t, referee.rules.sides_of(colour)), counts=counts))
-    return "\n".join(lines)
-
-
 def explain(verdict: Verdict, referee: Referee, t: Text | None = None) -> str:
-    """The verdict in a sentence or two for the players at the table."""
+    """The verdict in a sentence or two for the players at the table, in ``t``'s language (default English)."""
     t = t or Text()
     reason = say(t, verdict.why) if verdict.why is not None else verdict.reason
     if verdict.outcome is Outcome.REJECTED:
@@ -88,31 +75,56 @@ def explain(verdict: Verdict, referee: Referee, t: Text | None = None) -> str:
     return " ".join(parts)
 
 
+class Screen:
+    """Where the game is shown: on a terminal the screen is redrawn for each move (board, verdict and prompt
+    on 80x24), in colour unless NO_COLOR is set; otherwise each move's board and verdict are printed in turn."""
+
+    def __init__(self, stream: TextIO, t: Text | None = None) -> None:
+        self.stream = stream
+        self.t = t or Text()
+        self.redraw = stream.isatty()
+        self.colour = self.redraw and os.environ.get("NO_COLOR") is None
+        self.unicode = (getattr(stream, "encoding", "") or "").lower().replace("-", "") == "utf8"
+
+    def show(self, referee: Referee, message: list[str]) -> None:
+        """The board, then ``message`` (sentences), leaving the cursor where the prompt goes."""
+        lines = screen_lines(referee, self.colour, self.unicode, self.t)
+        said = [wrapped for text in message for wrapped in (textwrap.wrap(text, WIDTH - 1) or [""])] \
+            if self.redraw else list(message)
+        if self.redraw:     # the latest lines, so the board stays on screen
+            said = said[-MESSAGE_LINES:] + [""] * (MESSAGE_LINES - len(said))
+        head = CLEAR if self.redraw else "\n"
+        self.stream.write(head + "\n".join(lines + said) + "\n")
+        self.stream.flush()
+
+
 def run(args: argparse.Namespace, choose: Callable[[Referee], str] | None = None) -> int:
     """Play until the game ends or input ends. ``choose`` answers for a computer side."""
     if choose is None and getattr(args, "vs", "human") == "computer":
         choose = chooser(Colour.parse(args.computer), Computer(level=args.level, seconds=args.seconds))
     referee = Referee(rules_from_args(args))
     t = Text(getattr(args, "lang", None) or terminal_language())
-    ansi = sys.stdout.isatty() and os.environ.get("NO_COLOR") is None
+    screen = Screen(sys.stdout, t)
     record_path = Path(args.record) if args.record else None
     today = datetime.date.today().isoformat()
-    print(help_text(t))
+    message = help_lines(t)
+    shown = False      # whether the message has been on screen (a computer's moves in a row add up)
     while True:
-        print()
-        print(describe(referee, ansi, t))
         if referee.over:
-            if referee.winner is None:
-                print(t.gettext("Game over: draw"))
-            else:
-                print(t.gettext("Game over: %(colour)s wins.", colour=colour_name(t, referee.winner)))
+            message.append(t.gettext("Game over: draw.") if referee.winner is None
+                           else t.gettext("Game over: %(colour)s wins.", colour=colour_name(t, referee.winner)))
+            screen.show(referee, message)
             return 0
         assert referee.to_move is not None
         mover = colour_name(t, referee.to_move)
+        said: list[str] = []
         if choose is not None and (computer := choose(referee)):
             line = computer
-            print(t.gettext("%(colour)s (computer) plays %(move)s", colour=mover, move=line))
+            said = [] if shown else message
+            said.append(t.gettext("%(colour)s (computer) plays %(move)s.", colour=mover, move=line))
         else:
+            screen.show(referee, message)
+            shown = True
             try:
                 line = input(t.gettext("%(colour)s to move> ", colour=mover)).strip()
                 line.encode("utf-8")   # bytes that are not UTF-8 arrive as surrogate escapes
@@ -120,7 +132,7 @@ def run(args: argparse.Namespace, choose: Callable[[Referee], str] | None = None
                 print()
                 return 0
             except UnicodeError:
-                print(t.gettext("That line is not readable text; type a move like ew@E5."))
+                message = [t.gettext("That line is not readable text; type a move like ew@E5.")]
                 continue
         if not line:
             continue
@@ -128,24 +140,27 @@ def run(args: argparse.Namespace, choose: Callable[[Referee], str] | None = None
         if word in ("quit", "exit", "q"):
             return 0
         if word in ("help", "?"):
-            print(help_text(t))
+            message = help_lines(t)
             continue
         if word == "undo":
             undone = referee.undo()
-            print(t.gettext("Took back %(move)s.", move=undone.move) if undone else t.gettext("Nothing to take back."))
+            message = [t.gettext("Took back %(move)s.", move=undone.move) if undone
+                       else t.gettext("Nothing to take back.")]
         elif word == "legal":
             asked = line.split(maxsplit=1)[1] if " " in line else ""
             try:
                 cell = Cell.parse(asked)
             except NotationError as err:
-                print(err if t.lang == "en" else t.gettext("“%(text)s” is not a cell: name one from A1 to J10",
-                                                           text=asked))
+                message = [str(err) if t.lang == "en"
+                           else t.gettext("“%(text)s” is not a cell: name one from A1 to J10", text=asked)]
                 continue
             fits = ", ".join(str(p) for p in referee.legal_pieces(cell)) or t.gettext("nothing you have")
-            print(t.gettext("On %(cell)s %(colour)s may lay: %(pieces)s", cell=str(cell), colour=mover, pieces=fits))
+            message = [t.gettext("On %(cell)s %(colour)s may lay: %(pieces)s", cell=str(cell), colour=mover,
+                                 pieces=fits)]
             continue
         else:
-            print(explain(referee.play(line), referee, t))
+            message = [*said, explain(referee.play(line), referee, t)]
+            shown = False
         if record_path:
             text = GameRecord.from_referee(referee, args.red, args.black, today).to_text()
             try:

@@ -9,17 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
-
-import cv2
-import numpy as np
 
 from thoughtwave.cli.errors import NotFound, UsageError
 from thoughtwave.cli.profiles import reader_profile_for
+from thoughtwave.vision.imageio import ImageError, read_image
 from thoughtwave.vision.recognizer import Recognizer
-
-#: Larger files are refused before decoding (a 12 MP JPEG is ~10 MB; a decoded bomb is the risk).
-MAX_IMAGE_BYTES = 64 * 1024 * 1024
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,19 +22,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    path = Path(args.image)
-    try:
-        size = path.stat().st_size
-        if not path.is_file():
-            raise UsageError(f"cannot read {args.image}: not a file")
-        if size > MAX_IMAGE_BYTES:
-            raise UsageError(f"cannot read {args.image}: larger than {MAX_IMAGE_BYTES // 2**20} MB")
-        data = np.fromfile(path, dtype=np.uint8)
-    except OSError as err:
-        raise UsageError(f"cannot read {args.image}: {err.strerror}") from None
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if image is None:
-        raise UsageError(f"cannot read {args.image}: not an image OpenCV can decode")
+    try:   # the picture's size is checked from its header before it is decoded (a bomb costs nothing)
+        image = read_image(args.image)
+    except ImageError as err:
+        raise UsageError(str(err)) from None
     profile = reader_profile_for(args.profile)
     reading = Recognizer(profile).read(image)
     if not reading.board_found:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
-from pathlib import Path
+from collections.abc import Iterator
+from typing import Any
 
 from thoughtwave.cli.errors import UsageError
 from thoughtwave.engine import ALL_SIDES, Colour, NotationError, Penalty, Rules, Sides
@@ -52,24 +54,72 @@ def rules_from_args(args: argparse.Namespace, headers: dict[str, str] | None = N
         raise UsageError(str(err)) from None
 
 
-def read_text(path: str) -> str:
-    """The text of ``path`` (``-`` is standard input); a UsageError when it cannot be read."""
-    if path == "-":
-        try:
-            text = sys.stdin.read()
-            text.encode("utf-8")   # under a C locale, bytes that are not UTF-8 arrive as surrogate escapes
-        except UnicodeError:
-            raise UsageError("cannot read standard input: it is not UTF-8 text") from None
-        return text
+#: The longest line a moves file may hold, in bytes: a move is a dozen characters, a header a few dozen.
+MAX_LINE_BYTES = 4096
+#: The most moves (lines that are not blank or comments) a moves file may hold: a game has at most 81
+#: placements, a long one with illegal attempts and scripted pauses a few hundred lines.
+MAX_MOVES = 10_000
+
+
+def _lines(path: str) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line of ``path`` (``-`` is standard input), one line in memory at a time;
+    a UsageError (one line, naming the line) for a line longer than MAX_LINE_BYTES, text that is not
+    UTF-8, or a file that cannot be read."""
+    name = "standard input" if path == "-" else path
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        reason = getattr(err, "strerror", None) or str(err)
-        raise UsageError(f"cannot read {path}: {reason}") from None
+        stream: Any = getattr(sys.stdin, "buffer", sys.stdin) if path == "-" else open(path, "rb")  # noqa: SIM115
+    except OSError as err:
+        raise UsageError(f"cannot read {path}: {err.strerror or err}") from None
+    try:
+        for number in itertools.count(1):
+            raw = stream.readline(MAX_LINE_BYTES + 1)   # never more than the limit in memory, even on /dev/zero
+            if not raw:
+                return
+            if len(raw) > MAX_LINE_BYTES and raw[-1:] not in (b"\n", "\n"):
+                raise UsageError(f"cannot read {name}: line {number} is longer than {MAX_LINE_BYTES} bytes")
+            try:
+                text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+                text.encode("utf-8")    # a text stdin under a C locale carries bad bytes as surrogate escapes
+            except UnicodeError:
+                where = "it" if path == "-" else f"line {number}"
+                raise UsageError(f"cannot read {name}: {where} is not UTF-8 text") from None
+            for part in text.splitlines() or [""]:
+                yield number, part
+    except OSError as err:
+        raise UsageError(f"cannot read {name}: {err.strerror or err}") from None
+    finally:
+        if stream is not sys.stdin and stream is not getattr(sys.stdin, "buffer", None):
+            stream.close()
 
 
-def read_moves(path: str) -> tuple[list[str], dict[str, str]]:
-    """Move lines of a moves file or record (blank lines and comments dropped) and its headers."""
-    text = read_text(path)
-    lines = [line for line in text.splitlines() if line.split("#", 1)[0].strip()]
-    return lines, read_headers(text)
+def read_moves(path: str) -> tuple[Iterator[str], dict[str, str]]:
+    """The headers of a moves file or record (its ``# Key: value`` lines before the first move) and an
+    iterator over its move lines (blank lines and comments dropped), read as they are used: memory stays
+    the same for any file. Reading goes wrong as a UsageError (one line): an unreadable file, a line over
+    MAX_LINE_BYTES, text that is not UTF-8, more than MAX_MOVES moves."""
+    lines = _lines(path)
+    head: list[str] = []
+    first: str | None = None
+    for _, line in lines:
+        if line.split("#", 1)[0].strip():
+            first = line
+            break
+        head.append(line)
+        if len(head) > MAX_MOVES:
+            raise UsageError(f"cannot read {path}: more than {MAX_MOVES} lines before the first move")
+    headers = read_headers("\n".join(head))
+
+    def moves() -> Iterator[str]:
+        if first is None:
+            return
+        yield first
+        count = 1
+        for number, line in lines:
+            if line.split("#", 1)[0].strip():
+                count += 1
+                if count > MAX_MOVES:
+                    raise UsageError(f"cannot read {path}: line {number} is move {count}; "
+                                     f"a game has at most {MAX_MOVES}")
+                yield line
+
+    return moves(), headers

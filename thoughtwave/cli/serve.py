@@ -11,6 +11,7 @@ import argparse
 import logging
 import secrets
 import signal
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from waitress import create_server
 
 from thoughtwave.calibration.profile import load_reader_profile
 from thoughtwave.cli.errors import UsageError
-from thoughtwave.cli.rulesargs import read_text
+from thoughtwave.cli.rulesargs import read_moves
 from thoughtwave.config import CameraKind, CameraSpec, Config, ConfigError, load_config, open_camera, rules_of
 from thoughtwave.configvalues import PIN_DIGITS
 from thoughtwave.game import (
@@ -28,9 +29,9 @@ from thoughtwave.game import (
     ScriptedSource,
     Settings,
     Store,
-    read_script,
     vision_watcher_factory,
 )
+from thoughtwave.game.dbcheck import StateError, check_state_dir
 from thoughtwave.webui.app import create_app, load_secret_key
 
 #: The demo camera's picture size unless the config asks for another.
@@ -59,7 +60,8 @@ def _camera_parts(args: argparse.Namespace, config: Config) -> tuple[Any, Any]:
         if not args.move_seconds > 0:
             raise UsageError("--move-seconds must be more than 0")
         fps = 20.0
-        game = ScriptedGame(read_script(read_text(args.moves)), frames_per_step=max(1, round(args.move_seconds * fps)),
+        script = list(read_moves(args.moves)[0])   # each line's length and their number bounded
+        game = ScriptedGame(script, frames_per_step=max(1, round(args.move_seconds * fps)),
                             loop=args.loop)
         return (lambda: ScriptedSource(fps)), game.watcher
 
@@ -101,6 +103,15 @@ def make_server(app: Any, config: Config, host: str, port: int) -> Any:
                          channel_request_lookahead=1, ident="thoughtwave", asyncore_use_poll=True)
 
 
+def _check_host(host: str, port: int) -> None:
+    """A UsageError (one line) when ``host`` is not an address or a name this machine can resolve."""
+    try:
+        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, ValueError) as err:   # socket.gaierror; ValueError: a NUL or a label IDNA refuses
+        reason = getattr(err, "strerror", None) or str(err)
+        raise UsageError(f"--host {host}: not an address or a name this machine can resolve ({reason})") from None
+
+
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
@@ -111,12 +122,17 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--port must be 0-65535")
     host = args.host or config.server.host
     port = config.server.port if args.port is None else args.port
+    _check_host(host, port)
     if args.state_dir:
         config = config.with_state_dir(args.state_dir)
     elif args.demo:
         # The demo's games stay apart from real ones: a real camera would otherwise resume the demo game.
         config = config.with_state_dir(config.state_dir / "demo")
     state_dir = config.state_dir
+    try:   # before the Store opens it: a damaged, empty or read-only database is refused, left as it is
+        check_state_dir(state_dir)
+    except StateError as err:
+        raise UsageError(str(err)) from None
     try:
         store = Store.in_dir(state_dir)
         secret_key = load_secret_key(state_dir)
@@ -138,9 +154,9 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(companion, pin=pin, secret_key=secret_key, config=config)
     try:
         server = make_server(app, config, host, port)
-    except OSError as err:
+    except (OSError, ValueError) as err:   # waitress says ValueError for an address it cannot resolve
         store.close()
-        raise UsageError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
+        raise UsageError(f"cannot listen on {host}:{port}: {getattr(err, 'strerror', None) or err}") from None
 
     def terminate(signum: int, frame: Any) -> None:  # systemd stops us with SIGTERM: shut down cleanly
         raise SystemExit(0)

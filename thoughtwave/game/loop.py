@@ -24,7 +24,7 @@ import numpy as np
 from thoughtwave.engine import Colour, Rules
 from thoughtwave.game.opponent import Opponent, Searcher, Thinker
 from thoughtwave.game.seams import Frame, MakeWatcher, OpenCamera, Source, Watch
-from thoughtwave.game.session import Session
+from thoughtwave.game.session import Done, Session
 from thoughtwave.game.snapshot import Camera, Notice, Snapshot
 from thoughtwave.game.store import GameRow, Store
 
@@ -45,6 +45,14 @@ class Settings:
     stall_seconds: float = 5.0        # no frame for this long: the camera counts as lost
     speech: bool = True
     auto_new_game: bool = True        # a finished game whose board is cleared makes way for the next
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A control action's answer: the state published after it, and what it did for the player."""
+
+    snapshot: Snapshot
+    done: Done
 
 
 def is_picture(image: Any) -> bool:
@@ -174,24 +182,39 @@ class Companion:
             return self._publish()
 
     def end_game(self) -> Snapshot:
-        """End the current game as it stands; a fresh one with the same rules, players and opponent follows."""
+        """End the current game as it stands (``end``); the state after it."""
+        return self.end().snapshot
+
+    def end(self) -> Reply:
+        """End the current game as it stands, starting no other: the board is not ruled on until it is cleared
+        (then the next game starts, with the same rules, players and opponent) or a new game is asked for.
+        ControlError when it has already ended."""
         with self._lock:
-            game = self._session.game
-            return self.new_game(game.rules, game.red, game.black, self._session.opponent)
+            done = self._session.end()
+            return Reply(self._publish(), done)
 
     def undo(self) -> Snapshot:
+        """Take back the last legal or illegal verdict (``take_back``); the state after it."""
+        return self.take_back().snapshot
+
+    def take_back(self) -> Reply:
         """Take back the last legal or illegal verdict (its piece must come off the board); ControlError
         when there is none."""
         with self._lock:
-            self._session.undo()
-            return self._publish()
+            done = self._session.undo()
+            return Reply(self._publish(), done)
 
     def correct(self, cell: str, colour: str | None, piece: str | None) -> Snapshot:
-        """The camera misread ``cell``: it really holds ``colour piece`` (piece None: nothing); ControlError
-        with the reason when that cannot be."""
+        """Correct a misread cell (``correct_cell``); the state after it."""
+        return self.correct_cell(cell, colour, piece).snapshot
+
+    def correct_cell(self, cell: str, colour: str | None, piece: str | None) -> Reply:
+        """The camera misread ``cell``: it really holds ``colour piece`` (piece None: nothing). The reply says
+        whether that was applied, refused by the referee, or waits for the board; ControlError with the
+        reason when it cannot be done at all."""
         with self._lock:
-            self._session.correct(cell, colour, piece, self._wall())
-            return self._publish()
+            done = self._session.correct(cell, colour, piece, self._wall())
+            return Reply(self._publish(), done)
 
     # ---- the thread -----------------------------------------------------------------------------------------
     def start(self) -> None:

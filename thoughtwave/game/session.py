@@ -9,14 +9,16 @@ the game goes back to what is stored.
 
 from __future__ import annotations
 
+import copy
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
-from thoughtwave.engine import Cell, Colour, Move, NotationError, Outcome, Piece, Referee, Rules
+from thoughtwave.engine import Cell, Colour, Move, NotationError, Outcome, Piece, Referee, Rules, Verdict
 from thoughtwave.engine.analysis import Analysis, analyse, analyse_game
 from thoughtwave.engine.table import Table
+from thoughtwave.game.dbcheck import storage_failure
 from thoughtwave.game.log import GameLog
 from thoughtwave.game.opponent import InstructedTable, Opponent, Thinker, opponent_of, position_key
 from thoughtwave.game.seams import MakeWatcher, Watch
@@ -44,6 +46,44 @@ BOARD_NOTICES = (BoardChange.LOST, BoardChange.MOVED)
 
 class ControlError(Exception):
     """A control action that cannot be done now; the message says why, for the player."""
+
+
+#: What a control action did: ``APPLIED`` (the game changed), ``REJECTED`` (the referee refused it, the
+#: game stands as it was or with a refused attempt), ``WAITING`` (the board must show it first: the
+#: outcome comes later as a verdict on ``cell``).
+APPLIED, REJECTED, WAITING = "applied", "rejected", "waiting"
+
+
+@dataclass(frozen=True)
+class Done:
+    """The outcome of a control action for the player: ``status`` (APPLIED, REJECTED or WAITING), a whole
+    sentence saying what happened, and the cell it concerns (for WAITING: the cell whose verdict to await)."""
+
+    status: str
+    message: str
+    cell: str | None = None
+
+    def to_json(self) -> dict:
+        return {"status": self.status, "message": self.message, "cell": self.cell}
+
+
+def piece_words(colour: Colour | None, piece: Piece | None) -> str:
+    """``"Red's bend (ne)"``, for sentences about a piece."""
+    if piece is None:
+        return "nothing"
+    owner = f"{colour.title}'s" if colour else "a"
+    return f"{owner} {piece.kind.value} ({piece})"
+
+
+def verdict_words(verdict: Verdict) -> str:
+    """What the referee said about one attempt, as a sentence for the player."""
+    who = piece_words(verdict.colour, verdict.piece) if verdict.piece else verdict.move
+    where = f" on {verdict.cell}" if verdict.cell else ""
+    if verdict.outcome is Outcome.LEGAL:
+        return f"{who}{where} counts: a legal move."
+    if verdict.outcome is Outcome.ILLEGAL:
+        return f"{who}{where} is an illegal placement ({verdict.reason}); the penalty applies."
+    return f"The referee refused {who}{where}: {verdict.reason}."
 
 
 class AnalysisTrack:
@@ -156,6 +196,29 @@ class Session:
         """End the game as it stands and start another, in one transaction: on StorageError nothing changed."""
         self._start_game(self._create_game(rules, red, black, opponent, ending=self.game), resumed=resumed)
 
+    @property
+    def ended(self) -> bool:
+        """Whether the game was ended by hand before it was over (abandoned): nothing more is ruled."""
+        return self.game.ended is not None and not self.log.referee.over
+
+    def end(self) -> Done:
+        """End the game as it stands, without starting another: the board is no longer ruled on, and the next
+        game starts when the board is cleared (or a new game is asked for)."""
+        if self.game.ended:
+            raise ControlError(f"Game {self.game.id} has already ended.")
+        referee = self.log.referee
+        self.store.set_result(self.game.id, referee.result, ended=True)
+        self.game = self.store.game(self.game.id) or self.game
+        if not referee.over:
+            # The camera still looks (to see the board cleared), but its rulings go to a copy, never counted.
+            self.watcher = self._make_watcher(Table(copy.deepcopy(referee), resumed=True))
+        moves = sum(1 for v in referee.verdicts if v.outcome is not Outcome.REJECTED)
+        if moves == 1:
+            return Done(APPLIED, f"Game {self.game.id} has ended after 1 move, with no winner. Clear the board to "
+                                 "start the next game, or start a new one below.")
+        return Done(APPLIED, f"Game {self.game.id} has ended after {moves} moves, with no winner. Clear the board "
+                             "to start the next game, or start a new one below.")
+
     def sync_result(self) -> None:
         referee = self.log.referee
         self.store.set_result(self.game.id, referee.result, ended=referee.over)
@@ -168,6 +231,8 @@ class Session:
         changed = False
         for event in events:
             match event:
+                case Ruled() if self.ended:
+                    pass                    # an ended game: the copy the table rules on is not the game
                 case Ruled(verdict=verdict):
                     changed = True
                     if not self._store(verdict.colour, verdict.move, verdict.outcome, verdict.reason,
@@ -182,7 +247,7 @@ class Session:
                         self.board_notices.pop(change.value, None)
                     changed = True
                 case BoardSeen(change=BoardChange.EMPTY):
-                    if self.log.referee.over and self.auto_new_game:
+                    if (self.log.referee.over or self.ended) and self.auto_new_game:
                         self.new_game(self.game.rules, self.game.red, self.game.black, resumed=False,
                                       opponent=self.opponent)
                     changed = True
@@ -203,7 +268,8 @@ class Session:
             return True
         except Exception as err:  # disk full, file gone: show nothing unsaved, go back to what is stored
             log.exception("could not store %s %s", name, move)
-            self.storage_error = f"could not save the game ({err}); the last move was not counted"
+            self.storage_error = (f"could not save the game ({storage_failure(err, self.store.path)}); "
+                                  "the last move was not counted")
             self._start_game(self.game, resumed=True)
             return False
 
@@ -261,10 +327,16 @@ class Session:
         return ComputerTurn(opponent, to_move, told, error)
 
     # ---- control -----------------------------------------------------------------------------------------
-    def undo(self) -> None:
+    def _playing(self) -> None:
+        if self.ended:
+            raise ControlError(f"Game {self.game.id} has ended: start a new game first.")
+
+    def undo(self) -> Done:
         """Take back the last legal or illegal verdict (its piece must come off the board)."""
-        if not any(e.outcome is not Outcome.REJECTED for e in self.log.entries):
-            raise ControlError("there is no verdict to take back")
+        self._playing()
+        last = next((v for v in reversed(self.log.referee.verdicts) if v.outcome is not Outcome.REJECTED), None)
+        if last is None or not any(e.outcome is not Outcome.REJECTED for e in self.log.entries):
+            raise ControlError("There is no move to take back yet.")
         self.store.add_undo(self.game.id)
         table = self.watcher.table
         if table.referee is self.log.referee:
@@ -274,32 +346,60 @@ class Session:
             self.log.undo()
             self.watcher = self._new_watcher(True)
         self.sync_result()
+        who = piece_words(last.colour, last.piece) if last.piece else last.move
+        where = f" on {last.cell}" if last.cell else ""
+        lift = f" Take that piece off {last.cell}." if last.cell and last.outcome is Outcome.LEGAL else ""
+        return Done(APPLIED, f"Took back move {last.n}: {who}{where}.{lift}", str(last.cell) if last.cell else None)
 
-    def correct(self, cell: str, colour: str | None, piece: str | None, seen: float) -> None:
-        """The camera misread ``cell``: it really holds ``colour piece`` (piece None: nothing)."""
+    def correct(self, cell: str, colour: str | None, piece: str | None, seen: float) -> Done:
+        """The camera misread ``cell``: it really holds ``colour piece`` (piece None: nothing). The outcome:
+        applied (the game record changed), rejected (the referee refused it) or waiting (the table now
+        knows the truth and rules on it once the board is steady)."""
+        self._playing()
         try:
             target = Cell.parse(cell)
             shown_piece = Piece.parse(piece) if piece else None
             shown_colour = Colour.parse(colour) if colour else None
         except NotationError as err:
-            raise ControlError(str(err)) from None
+            raise ControlError(f"{err}.") from None
         if shown_piece and not shown_colour:
-            raise ControlError("say whose piece it is: red or black")
+            raise ControlError("Say whose piece it is: red or black.")
         truth = (shown_colour, shown_piece) if shown_piece and shown_colour else None
         standing = any(e.outcome is not Outcome.REJECTED and e.move.endswith(f"@{target}") for e in self.log.entries)
-        ruled = False
         if not standing:
             # Not yet ruled on: let the table see the truth and rule on it like any placement.
+            before = len(self.log.referee.verdicts)
             events = self.watcher.table.correct(target, truth)
-            ruled = bool(events)
             self.handle([from_table(e) for e in events], seen)
-        if standing or not ruled:
-            if not standing and shown_piece is None:
-                raise ControlError(f"the game has nothing on {target} to take away")
-            name = shown_colour.value if shown_colour else None
-            text = str(shown_piece) if shown_piece else None
-            self.store.add_correction(self.game.id, str(target), name, text)
-            self.log.correct(str(target), name, text)
-            self.watcher = self._new_watcher(True)
-            self._truths[target] = truth
-            self.sync_result()
+            ruled = [v for v in self.log.referee.verdicts[before:] if v.cell == target]
+            if ruled:
+                status = REJECTED if ruled[-1].outcome is Outcome.REJECTED else APPLIED
+                return Done(status, verdict_words(ruled[-1]), str(target))
+            if events:
+                return Done(WAITING, f"{target} is taken as {piece_words(shown_colour, shown_piece)}; the referee "
+                                     "rules on it once the board is in order.", str(target))
+            if shown_piece is None:
+                raise ControlError(f"The game has nothing on {target} to take away.")
+        name = shown_colour.value if shown_colour else None
+        text = str(shown_piece) if shown_piece else None
+        # Tried on a copy first: a correction the referee would refuse is not written into the game.
+        trial = copy.deepcopy(self.log)
+        trial.correct(str(target), name, text)
+        verdicts = trial.referee.verdicts
+        now = next((v for v in reversed(verdicts) if v.cell == target or v.move.endswith(f"@{target}")), None)
+        if not standing and verdicts and now is None:
+            now = verdicts[-1]        # the appended attempt, refused before its cell was read
+        if shown_piece is not None and (now is None or now.outcome is Outcome.REJECTED):
+            reason = now.reason if now and now.reason else "it is not a move"
+            raise ControlError(f"The referee would not accept {piece_words(shown_colour, shown_piece)} "
+                               f"on {target}: {reason}.")
+        self.store.add_correction(self.game.id, str(target), name, text)
+        self.log.correct(str(target), name, text)
+        self.watcher = self._new_watcher(True)
+        self._truths[target] = truth
+        self.sync_result()
+        if shown_piece is None:
+            return Done(APPLIED, f"Took the piece on {target} out of the game; the moves after it were ruled "
+                                 "again.", str(target))
+        assert now is not None
+        return Done(APPLIED, f"Corrected {target}: {verdict_words(now)}", str(target))

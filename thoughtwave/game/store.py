@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from thoughtwave.engine import GameRecord, Rules
+from thoughtwave.game.dbcheck import DB_NAME
 from thoughtwave.game.log import Action, GameLog, cell_of
 
 log = logging.getLogger(__name__)
@@ -123,7 +124,7 @@ class Store:
     def in_dir(cls, state_dir: Path) -> Store:
         """The store ``games.sqlite3`` in ``state_dir`` (created if missing)."""
         state_dir.mkdir(parents=True, exist_ok=True)
-        return cls(state_dir / "games.sqlite3")
+        return cls(state_dir / DB_NAME)
 
     def close(self) -> None:
         with self._lock:

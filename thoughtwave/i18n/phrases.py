@@ -50,6 +50,17 @@ def kind_plural(t: Text, kind: Kind, count: int) -> str:
     }[kind]
 
 
+def kind_name_plural(t: Text, kind: Kind) -> str:
+    """``"bends"``, ``"courbes"``, ``"Kurven"``: a kind in the plural, without a count."""
+    return {
+        Kind.TERMINATOR: t.pgettext("kinds", "terminators"),
+        Kind.BEND: t.pgettext("kinds", "bends"),
+        Kind.STRAIGHT: t.pgettext("kinds", "straights"),
+        Kind.JUNCTION: t.pgettext("kinds", "junctions"),
+        Kind.CROSS: t.pgettext("kinds", "crosses"),
+    }[kind]
+
+
 def the_piece(t: Text, colour: Colour, piece: Piece) -> str:
     """``"the red bend ne"``: one piece of one colour, with its arms in the notation."""
     arms = str(piece)
@@ -222,5 +233,5 @@ def known_codes() -> frozenset[str]:
     return frozenset(_SAY)
 
 
-__all__ = ["colour_name", "direction_name", "kind_name", "kind_plural", "known_codes", "say", "side_names",
-           "the_kind", "the_piece", "wave_words"]
+__all__ = ["colour_name", "direction_name", "kind_name", "kind_name_plural", "kind_plural", "known_codes", "say",
+           "side_names", "the_kind", "the_piece", "wave_words"]

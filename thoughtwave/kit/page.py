@@ -27,7 +27,7 @@ TILE_GAP_MM = 4.0
 CUT_LINE_BGR: BGR = (150, 150, 150)
 TEXT_BGR: BGR = (40, 40, 40)
 GLUE_TEXT_BGR: BGR = (120, 120, 120)
-_HELVETICA_CAP_HEIGHT = 0.718  # of the font size
+HELVETICA_CAP_HEIGHT = 0.718  # of the font size
 
 
 def rgb(bgr: BGR) -> tuple[float, float, float]:
@@ -64,7 +64,7 @@ class Page:
     def text(self, text: str, x: float, y: float, height: float, bgr: BGR, align: str = "centre",
              bold: bool = False, upright: bool = True) -> None:
         """Text with capitals ``height`` mm tall, centred on y (on x when not ``upright``: read bottom to top)."""
-        size = height / _HELVETICA_CAP_HEIGHT * PT_PER_MM
+        size = height / HELVETICA_CAP_HEIGHT * PT_PER_MM
         canvas = self.canvas
         canvas.saveState()
         canvas.setFont("Helvetica-Bold" if bold else "Helvetica", size)

@@ -16,10 +16,10 @@ from reportlab.lib.units import mm as PT_PER_MM
 from reportlab.pdfgen.canvas import Canvas
 
 from thoughtwave.calibration.lens import SQUARE_MM
-from thoughtwave.engine.pieces import KINDS, START_INVENTORY, Colour, Kind, Piece
+from thoughtwave.engine.pieces import KINDS, START_INVENTORY, Colour, Piece
 from thoughtwave.engine.sides import Sides
 from thoughtwave.i18n import DEFAULT, Text
-from thoughtwave.i18n.phrases import kind_plural
+from thoughtwave.i18n.phrases import kind_name_plural, kind_plural
 from thoughtwave.kit.instructions import instructions_page
 from thoughtwave.kit.page import (
     CUT_LINE_BGR,
@@ -88,86 +88,112 @@ def _board_sheet(page: Page, layout: BoardLayout, shapes: list, plan: SheetPlan,
     page.text(title, page.width_mm / 2, max(3.0, (oy + y0) / 2), 2.2, TEXT_BGR)
 
 
-def _tile_rows(cols: int) -> list[tuple[Kind, bool, list[Piece]]]:
-    """One player's tiles as rows of at most ``cols``: (kind, first row of its kind, pieces)."""
-    rows = []
-    pieces = tile_set(Colour.RED)
-    for kind in KINDS:
-        of_kind = [p for p in pieces if p.kind is kind]
-        for i in range(0, len(of_kind), cols):
-            rows.append((kind, i == 0, of_kind[i:i + cols]))
-    return rows
+def _tile_rows(cols: int) -> list[list[tuple[int, Piece]]]:
+    """One player's tiles in kind order with their place in the set, in rows of ``cols`` (a kind may start
+    part way along a row, so the page is used, not left with a short row per kind)."""
+    pieces = list(enumerate(tile_set(Colour.RED)))
+    return [pieces[i:i + cols] for i in range(0, len(pieces), cols)]
 
 
 def _tile_heading(t: Text, colour: Colour, page: int, pages: int) -> str:
-    count = sum(START_INVENTORY.values())
     if colour is Colour.RED:
         if pages > 1:
-            return t.gettext("Red tiles (page %(page)s of %(pages)s): %(count)s in all", page=page, pages=pages,
-                             count=count)
-        return t.gettext("Red tiles: %(count)s in all", count=count)
+            return t.gettext("Red tiles (page %(page)s of %(pages)s)", page=page, pages=pages)
+        return t.gettext("Red tiles")
     if pages > 1:
-        return t.gettext("Black tiles (page %(page)s of %(pages)s): %(count)s in all", page=page, pages=pages,
-                         count=count)
-    return t.gettext("Black tiles: %(count)s in all", count=count)
+        return t.gettext("Black tiles (page %(page)s of %(pages)s)", page=page, pages=pages)
+    return t.gettext("Black tiles")
 
 
 def _tile_pages(canvas: Canvas, layout: BoardLayout, paper: str, progress: Progress, t: Text) -> int:
-    """Both tile sets, grouped by kind with a count over each group, with cut lines; returns the pages drawn."""
+    """Both tile sets, grouped by kind with a count over each group, with cut marks; returns the pages drawn.
+    When both sets fit on one page (A3), they share it rather than leave half of each page empty."""
     pw, ph = PAPER_MM[paper]
     edge = layout.tile_mm
     pitch = edge + 2 * TILE_BLEED_MM + TILE_GAP_MM
-    header, caption = 22.0, 5.0
+    caption = 5.0
     cols = int((pw - 2 * PRINT_MARGIN_MM) // pitch)
     bottom = ph - PRINT_MARGIN_MM
     rows = _tile_rows(cols)
-    # Paginate: a row needs a pitch, the first row of a kind also its caption.
-    pages_rows: list[list[tuple[Kind, bool, list[Piece]]]] = [[]]
-    y = PRINT_MARGIN_MM + header
+    # Paginate: a row needs a pitch and a caption line.
+    pages_rows: list[list[list[tuple[int, Piece]]]] = [[]]
+    y = PRINT_MARGIN_MM + TILE_HEADER_MM
     for row in rows:
-        need = pitch + caption  # at most: the row and a caption (a kind's first row, or a page's first)
-        if y + need > bottom and pages_rows[-1]:
+        if y + pitch + caption > bottom and pages_rows[-1]:
             pages_rows.append([])
-            y = PRINT_MARGIN_MM + header
-        y += pitch + (caption if row[1] or not pages_rows[-1] else 0.0)
+            y = PRINT_MARGIN_MM + TILE_HEADER_MM
+        y += pitch + caption          # each row has room above it for the names of the kinds it starts
         pages_rows[-1].append(row)
-    counts = ", ".join(kind_plural(t, k, START_INVENTORY[k]) for k in KINDS)
-    left = (pw - cols * pitch) / 2 + TILE_GAP_MM / 2 + TILE_BLEED_MM
-    reach = TILE_GAP_MM / 2 + TILE_BLEED_MM  # cut lines run to the middle of each gap, meeting the next tile's
+    one_set = y - PRINT_MARGIN_MM          # the height a whole set takes when it fits on one page
+    shared = len(pages_rows) == 1 and one_set + TILE_GAP_MM <= bottom - ph / 2
     drawn = 0
+    page = None
     for colour in Colour:
         for n, page_rows in enumerate(pages_rows):
-            page = Page(canvas, pw, ph)
-            page.text(_tile_heading(t, colour, n + 1, len(pages_rows)), PRINT_MARGIN_MM + 2,
-                      PRINT_MARGIN_MM + 4, 4.0, TEXT_BGR, align="left", bold=True)
-            page.text(t.gettext("%(counts)s. Glue on card, then cut along the grey lines.", counts=counts),
-                      PRINT_MARGIN_MM + 2, PRINT_MARGIN_MM + 11, 2.6, TEXT_BGR, align="left")
-            page.text(t.gettext("Tile edge %(edge)s mm; board cells %(cell)s mm. Print at 100%% (actual size).",
-                                edge=t.number(edge, "0.0"), cell=t.number(layout.cell_mm)),
-                      PRINT_MARGIN_MM + 2, PRINT_MARGIN_MM + 16, 2.6, TEXT_BGR, align="left")
-            y = PRINT_MARGIN_MM + header
-            for i, (kind, first, pieces) in enumerate(page_rows):
-                if first or i == 0:
-                    kinds = kind_plural(t, kind, START_INVENTORY[kind])
-                    if not first:
-                        kinds = t.gettext("%(kinds)s (continued)", kinds=kinds)
-                    page.text(kinds, left, y + caption / 2, 2.4, TEXT_BGR, align="left", bold=True)
-                    y += caption
-                top = y + TILE_GAP_MM / 2 + TILE_BLEED_MM
-                # Cut lines first: the tiles, printed with bleed, cover them, so they show only in the gaps.
-                for j in range(len(pieces)):
-                    for x in (left + j * pitch, left + j * pitch + edge):
-                        page.line(x, top - reach, x, top + edge + reach, 0.2, CUT_LINE_BGR)
-                for yy in (top, top + edge):
-                    page.line(left - reach, yy, left + (len(pieces) - 1) * pitch + edge + reach, yy, 0.2,
-                              CUT_LINE_BGR)
-                for j, piece in enumerate(pieces):
-                    draw_tile(page, colour, piece, left + j * pitch, top, edge, layout.tile)
-                y += pitch
-            canvas.showPage()
-            drawn += 1
+            top = PRINT_MARGIN_MM
+            if shared and colour is not Colour.RED and page is not None:
+                # The second set on the lower half: cut across the middle, and each player has a half sheet.
+                top = ph / 2 + TILE_GAP_MM
+                page.line(PRINT_MARGIN_MM, ph / 2, pw - PRINT_MARGIN_MM, ph / 2, 0.2, CUT_LINE_BGR, dash=(3.0, 2.0))
+                page.text(t.gettext("cut here: one half for each player"), pw - PRINT_MARGIN_MM, ph / 2 - 2.5, 2.0,
+                          GLUE_TEXT_BGR, align="right")
+            else:
+                if page is not None:
+                    canvas.showPage()
+                page = Page(canvas, pw, ph)
+                drawn += 1
+            _tile_block(page, layout, colour, page_rows, top, cols, _tile_heading(t, colour, n + 1, len(pages_rows)), t)
             progress(f"{colour} tiles page {n + 1}/{len(pages_rows)}")
+    canvas.showPage()
     return drawn
+
+
+#: Room above a tile set for its title and the two lines under it.
+TILE_HEADER_MM = 22.0
+
+
+def _tile_block(page: Page, layout: BoardLayout, colour: Colour, page_rows: list[list[tuple[int, Piece]]],
+                top_mm: float, cols: int, title: str, t: Text) -> None:
+    """One set's tiles (or a page of them) under a title, from ``top_mm`` down."""
+    edge = layout.tile_mm
+    pitch = edge + 2 * TILE_BLEED_MM + TILE_GAP_MM
+    caption = 5.0
+    counts = ", ".join(kind_plural(t, k, START_INVENTORY[k]) for k in KINDS)
+    left = (page.width_mm - cols * pitch) / 2 + TILE_GAP_MM / 2 + TILE_BLEED_MM
+    reach = TILE_GAP_MM / 2 + TILE_BLEED_MM  # cut marks run to the middle of each gap, meeting the next tile's
+    x = PRINT_MARGIN_MM + 2
+    page.text(t.gettext("%(title)s: %(count)s in all", title=title, count=sum(START_INVENTORY.values())), x,
+              top_mm + 4, 4.0, TEXT_BGR, align="left", bold=True)
+    page.text(t.gettext("%(counts)s. Glue on card, then cut each tile out: the short grey marks show where its edges "
+                        "run.", counts=counts), x, top_mm + 11, 2.6, TEXT_BGR, align="left")
+    page.text(t.gettext("Tile edge %(edge)s mm; board cells %(cell)s mm. Print at 100%% (actual size).",
+                        edge=t.number(edge, "0.0"), cell=t.number(layout.cell_mm)),
+              x, top_mm + 16, 2.6, TEXT_BGR, align="left")
+    y = top_mm + TILE_HEADER_MM
+    firsts = {kind: next(i for i, p in enumerate(tile_set(colour)) if p.kind is kind) for kind in KINDS}
+    for i, pieces in enumerate(page_rows):
+        # Each kind's name and count over its first tile; a page that starts within a kind names it again.
+        for j, (index, piece) in enumerate(pieces):
+            kind = piece.kind
+            begins = index == firsts[kind]
+            if begins or j == 0 and i == 0:
+                count = START_INVENTORY[kind]
+                text = (kind_plural(t, kind, count) if begins
+                        else t.gettext("%(kinds)s, continued", kinds=kind_name_plural(t, kind)))
+                page.text(text, left + j * pitch, y + caption / 2, 2.4, TEXT_BGR, align="left", bold=True)
+        y += caption
+        top = y + TILE_GAP_MM / 2 + TILE_BLEED_MM
+        # Cut lines first: the tiles, printed with bleed, cover them, so they show only in the gaps.
+        for j in range(len(pieces)):
+            for xx in (left + j * pitch, left + j * pitch + edge):
+                page.line(xx, top - reach, xx, top + edge + reach, 0.2, CUT_LINE_BGR)
+        for yy in (top, top + edge):
+            page.line(left - reach, yy, left + (len(pieces) - 1) * pitch + edge + reach, yy, 0.2, CUT_LINE_BGR)
+        for j, (_, piece) in enumerate(pieces):
+            draw_tile(page, colour, piece, left + j * pitch, top, edge, layout.tile)
+        y += pitch
+
+
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@
   let canSave = Boolean($("save") && !$("save").disabled);
 
   const { post, show, useToken } = window.thoughtwave;
+  const { gettext: _ } = window.thoughtwaveI18n;
 
   function checkItem(c) {
     const li = document.createElement("li");
@@ -34,9 +35,9 @@
 
   function drawCheck(last) {
     $("checks").replaceChildren(...last.checks.map(checkItem));
-    let head = last.ok ? "Passed" : (last.board_found ? "Failed: " + last.failed.join(", ") : "No board found");
-    head += ", checked at " + last.when.slice(11, 19) + " UTC on " + last.frames + " picture(s) of " + last.resolution.join("x");
-    $("last-summary").textContent = head + (last.saved ? "; saved and in use." : ".");
+    const summary = $("last-summary");
+    summary.className = "summary " + last.level;
+    summary.textContent = last.summary + (last.saved ? " " + _("Saved and in use.") : "");
     canSave = last.board_found;
     const force = $("save-force");
     if (force) force.hidden = last.ok || !last.board_found;
@@ -45,11 +46,19 @@
   function drawProfile(p) {
     let text;
     if (p.error) text = p.error;
-    else if (!p.exists) text = "None: the reader uses its default colours.";
+    else if (!p.exists) text = _("None: the reader uses its default colours.");
     else {
-      text = "Calibrated " + p.created + ": cells " + Math.round(p.cell_px) + " px at " + p.resolution.join("x") +
-        (Object.keys(p.colour_model || {}).length ? ", colours learnt from the sample tiles" : ", default colours") +
-        (p.lens ? ", with a lens model" : "") + ".";
+      const values = { created: p.created, px: Math.round(p.cell_px), size: p.resolution.join("x") };
+      const learnt = Object.keys(p.colour_model || {}).length;
+      if (learnt && p.lens) {
+        text = _("Calibrated %(created)s: cells %(px)s px at %(size)s, colours learnt from the sample tiles, with a lens model.", values);
+      } else if (learnt) {
+        text = _("Calibrated %(created)s: cells %(px)s px at %(size)s, colours learnt from the sample tiles.", values);
+      } else if (p.lens) {
+        text = _("Calibrated %(created)s: cells %(px)s px at %(size)s, default colours, with a lens model.", values);
+      } else {
+        text = _("Calibrated %(created)s: cells %(px)s px at %(size)s, default colours.", values);
+      }
     }
     $("profile").textContent = text;
   }
@@ -67,40 +76,42 @@
   async function save(force) {
     const data = await post("/api/calibrate/save", force ? { force: true } : {});
     if (!data) return;
-    show(true, "Saved: the companion reads with the new profile now; the game goes on.");
+    show(true, _("Saved: the companion reads with the new profile now; the game goes on."));
     drawProfile(data.profile);
     const summary = $("last-summary");
-    if (!summary.textContent.includes("saved")) summary.textContent = summary.textContent.replace(/\.$/, "; saved and in use.");
+    if (!summary.textContent.includes(_("Saved and in use."))) summary.textContent += " " + _("Saved and in use.");
   }
 
   const check = $("check");
   if (check) {
-    check.addEventListener("click", () => busy("Checking the camera's latest pictures...", async () => {
+    check.addEventListener("click", () => busy(_("Checking the camera's latest pictures..."), async () => {
       const data = await post("/api/calibrate/check", {});
       if (!data) return;
       drawCheck(data);
-      show(data.ok, data.ok ? "Every check passed: press Save to use this calibration."
-        : (data.board_found ? "Put right what FAILED, then check again." : "No board found: see the advice."));
+      const next = data.level === "ok" ? " Press Save to use this calibration."
+        : data.level === "warn" ? " You may save it (press Save), or put the warnings right and check again." : "";
+      show(data.level === "ok" ? "good" : data.level === "warn" ? "wait" : "bad", data.summary + next);
     }));
   }
   const saveButton = $("save");
-  if (saveButton) saveButton.addEventListener("click", () => busy("Saving...", () => save(false)));
+  if (saveButton) saveButton.addEventListener("click", () => busy(_("Saving..."), () => save(false)));
   const forceButton = $("save-force");
   if (forceButton) {
     forceButton.addEventListener("click", () => {
-      if (window.confirm("A check failed: reading may be worse with this profile. Save it anyway?")) {
-        busy("Saving...", () => save(true));
+      if (window.confirm(_("A check failed: reading may be worse with this profile. Save it anyway?"))) {
+        busy(_("Saving..."), () => save(true));
       }
     });
   }
   const reset = $("reset");
   if (reset) {
     reset.addEventListener("click", () => {
-      if (!window.confirm("Remove the calibration and read with the default colours?")) return;
-      busy("Removing the profile...", async () => {
+      if (!window.confirm(_("Remove the calibration and read with the default colours?"))) return;
+      busy(_("Removing the profile..."), async () => {
         const data = await post("/api/calibrate/reset", {});
         if (!data) return;
-        show(true, data.removed ? "Removed: the reader uses its defaults now." : "There was no profile: the defaults are in use.");
+        show(true, data.removed ? _("Removed: the reader uses its defaults now.")
+          : _("There was no profile: the defaults are in use."));
         drawProfile(data.profile);
       });
     });
@@ -123,7 +134,7 @@
   let stills = null;
   img.addEventListener("error", () => {
     img.classList.add("none");
-    $("preview-note").textContent = "No picture from the camera yet: trying again.";
+    $("preview-note").textContent = _("No picture from the camera yet: trying again.");
     if (stills) return;
     stills = setInterval(() => { img.src = "/preview.jpg?" + Date.now(); }, 1000);
     setTimeout(() => {
@@ -134,6 +145,6 @@
   });
   img.addEventListener("load", () => {
     img.classList.remove("none");
-    $("preview-note").textContent = "Live camera view: the green grid is where the board was found.";
+    $("preview-note").textContent = _("Live camera view: the green grid is where the board was found.");
   });
 })();
