@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 THOUGHTWAVE = Path(sys.executable).parent / "thoughtwave"
 PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]")
 OTHERS = [lang for lang in LANGUAGES if lang != "en"]
+PIN = "246813"
 
 
 def catalog(lang: str):
@@ -170,7 +171,7 @@ def companion(game):
 
 def make_client(companion, tmp_path, language="auto"):
     config = Config(display=DisplayConfig(language=language)).with_state_dir(tmp_path)
-    app = create_app(companion, pin="2468", secret_key=load_secret_key(tmp_path), threads=4, config=config)
+    app = create_app(companion, pin=PIN, secret_key=load_secret_key(tmp_path), threads=4, config=config)
     return app.test_client()
 
 
@@ -268,8 +269,12 @@ def page_paths(companion, game) -> list[str]:
 
 
 @pytest.mark.parametrize("lang", OTHERS)
-def test_the_french_and_german_pages_show_no_english(companion, client, game, lang):
+@pytest.mark.parametrize("unlocked", [False, True])
+def test_the_french_and_german_pages_show_no_english(companion, client, game, lang, unlocked):
     foreign = english_words(lang)
+    if unlocked:   # the control and calibration pages show their forms
+        csrf = client.get("/api/session").get_json()["csrf"]
+        assert client.post("/api/login", json={"pin": PIN}, headers={"X-CSRF-Token": csrf}).status_code == 200
     for path in page_paths(companion, game):
         response = client.get(path, headers={"Accept-Language": lang})
         assert response.status_code == 200, path
