@@ -200,7 +200,7 @@ def test_the_state_words_flags_reasons_and_sides_in_the_viewers_language(compani
     Driver(companion, game).play("red ew@E5", "black ns@F5")
     fr = client.get("/api/state", headers={"Accept-Language": "fr"}).get_json()
     en = client.get("/api/state").get_json()
-    assert fr["sides"] == {"red": "ouest et est", "black": "nord et sud"} and fr["lang"] == "fr"
+    assert fr["sides"] == {"red": "l'ouest et l'est", "black": "le nord et le sud"} and fr["lang"] == "fr"
     [flag] = fr["flags"]
     assert flag["message"].startswith("retirez la droite noire ns de F5 ; elle est retirée du jeu ; Noir passe "
                                       "son tour")
