@@ -357,3 +357,12 @@ def test_print_kit_in_french_and_german_prints_no_english(tmp_path, lang, expect
         assert wanted in text, f"{wanted!r} not in the {lang} kit"
     for line in words:   # the English words of every kit sentence: none is left
         assert not re.search(r"\b(the|and|of|on|with|sheet|tiles|board|print|glue|cut)\b", line, re.I), line
+
+
+def test_a_wrong_pin_is_refused_in_the_pages_language(client):
+    page = client.get("/login", headers={"Accept-Language": "fr"}).get_data(as_text=True)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+    refused = client.post("/login", data={"csrf": csrf, "pin": "000000"}, headers={"Accept-Language": "fr"})
+    assert "code PIN erroné" in refused.get_data(as_text=True)
+    assert client.post("/api/login", json={"pin": "000000"},
+                       headers={"X-CSRF-Token": csrf, "Accept-Language": "fr"}).get_json()["error"] == "wrong PIN"

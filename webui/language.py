@@ -95,9 +95,26 @@ def _remember_choice(response: Response) -> Response:
     return response
 
 
+def N_(message: str) -> str:  # noqa: N802 (gettext's name for a message marked, not translated, here)
+    return message
+
+
+#: The refusals the pages show as the web layer words them (English, also the API's ``error``), marked here so
+#: the catalogs hold them; ``said()`` looks a refusal up in the page's language.
+SHOWN_REFUSALS = (
+    N_("wrong PIN"), N_("enter the PIN first"), N_("changes are locked: no PIN is set"),
+    N_("missing or wrong CSRF token: reload the page"),
+)
+
+
+def said(message: str) -> str:
+    """``message`` (an English refusal of the web layer) in the page's language when the catalog has it."""
+    return text().gettext(message) if message in SHOWN_REFUSALS else message
+
+
 def _template_values() -> dict:
     pinned = current_app.config.get(PINNED, "auto") in LANGUAGES
-    return {"lang": current_language(),
+    return {"lang": current_language(), "said": said,
             "languages": [] if pinned else [(code, NATIVE_NAMES[code]) for code in LANGUAGES]}
 
 
