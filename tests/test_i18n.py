@@ -366,3 +366,16 @@ def test_a_wrong_pin_is_refused_in_the_pages_language(client):
     assert "code PIN erroné" in refused.get_data(as_text=True)
     assert client.post("/api/login", json={"pin": "000000"},
                        headers={"X-CSRF-Token": csrf, "Accept-Language": "fr"}).get_json()["error"] == "wrong PIN"
+
+
+def test_control_actions_answer_in_the_pages_language(companion, client, game):
+    csrf = client.get("/api/session").get_json()["csrf"]
+    csrf = client.post("/api/login", json={"pin": PIN}, headers={"X-CSRF-Token": csrf}).get_json()["csrf"]
+    headers = {"X-CSRF-Token": csrf, "Accept-Language": "de"}
+    assert client.post("/api/undo", json={}, headers=headers).get_json()["error"] == \
+        "Es gibt noch keinen Zug zum Zurücknehmen."
+    Driver(companion, game).play("red ew@E5")
+    done = client.post("/api/undo", json={}, headers=headers).get_json()["done"]
+    assert done["message"] == "Zug 1 zurückgenommen: die rote Gerade ew auf E5. Nehmen Sie diesen Stein von E5."
+    english = client.post("/api/game/new", json={"penalty": "forfeit"}, headers={"X-CSRF-Token": csrf}).get_json()
+    assert english["done"]["message"].startswith("Game 2 has started: Red (red) against Black (black); Red moves first")

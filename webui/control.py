@@ -15,29 +15,26 @@ from thoughtwave.game import ControlError, Opponent
 from thoughtwave.game.loop import Reply
 from thoughtwave.game.session import APPLIED, Done
 from thoughtwave.i18n import Text
-from thoughtwave.i18n.phrases import side_names
+from thoughtwave.i18n.phrases import colour_name, kind_plural, side_names
 from thoughtwave.webui.apierrors import ApiError, text_field
 from thoughtwave.webui.auth import requires_pin
 from thoughtwave.webui.context import web
 from thoughtwave.webui.language import current_language, text
+from thoughtwave.webui.localized import done_text, refusal_text
 from thoughtwave.webui.schemas import Correct, Empty, NewGame, body
 from thoughtwave.webui.words import game_summary
 
 bp = Blueprint("control", __name__)
 
-#: The penalty for an illegal placement, as the page offers it.
-PENALTY_WORDS = {
-    Penalty.SKIP_TURN: "illegal piece: it is lost and the player misses a turn",
-    Penalty.FORFEIT: "illegal piece: it is lost, and play goes on",
-    Penalty.RETRY: "illegal piece: it goes back to the player, who tries again (friendly)",
-}
 #: A kind's name in the plural, as the handicap messages use it.
 PLURALS = {Kind.TERMINATOR: "terminators", Kind.BEND: "bends", Kind.STRAIGHT: "straights",
            Kind.JUNCTION: "junctions", Kind.CROSS: "crosses"}
 
 
 def _answer(reply: Reply) -> Response:
-    return jsonify({**web().messages.state(reply.snapshot, current_language()), "done": reply.done.to_json()})
+    t = text()
+    return jsonify({**web().messages.state(reply.snapshot, t.lang),
+                    "done": {**reply.done.to_json(), "message": done_text(t, reply.done)}})
 
 
 @bp.get("/control")
@@ -50,7 +47,7 @@ def page() -> str:
 
 
 def penalty_words(t: Text, penalty: Penalty) -> str:
-    """What an illegal placement costs, in the page's language (``PENALTY_WORDS`` in English)."""
+    """What an illegal placement costs, as the page offers it, in ``t``'s language."""
     if penalty is Penalty.SKIP_TURN:
         return t.gettext("illegal piece: it is lost and the player misses a turn")
     if penalty is Penalty.FORFEIT:
@@ -107,21 +104,29 @@ def _rules(data: dict, base: Rules) -> Rules:
         raise ApiError(400, f"{err}.") from None
 
 
-def _started(state: dict, rules: Rules, opponent: Opponent | None) -> Done:
+def _started(state: dict, rules: Rules, opponent: Opponent | None, t: Text) -> Done:
+    """The new game in sentences: players, who moves first, the penalty, the computer and any handicap."""
     game = state["game"]
-    red, black = game["red"] or "Red", game["black"] or "Black"
-    first = rules.first.title
-    against = (f" The computer plays {opponent.colour.value} at level {opponent.level}." if opponent else "")
-    handicaps = "".join(f" {colour.title} has {_counts(rules.inventory[colour])}." for colour in Colour
-                        if rules.inventory[colour] != START_INVENTORY)
-    return Done(APPLIED, f"Game {game['id']} has started: {red} (red) against {black} (black); {first} moves "
-                         f"first; {PENALTY_WORDS[rules.penalty]}.{against}{handicaps}")
+    red = game["red"] or colour_name(t, Colour.RED)
+    black = game["black"] or colour_name(t, Colour.BLACK)
+    said = t.gettext("Game %(id)s has started: %(red)s (red) against %(black)s (black); %(first)s moves first; "
+                     "%(penalty)s.", id=game["id"], red=red, black=black, first=colour_name(t, rules.first),
+                     penalty=penalty_words(t, rules.penalty))
+    if opponent:
+        said += " " + (t.gettext("The computer plays red at level %(level)s.", level=opponent.level)
+                       if opponent.colour is Colour.RED
+                       else t.gettext("The computer plays black at level %(level)s.", level=opponent.level))
+    for colour in Colour:
+        if rules.inventory[colour] != START_INVENTORY:
+            said += " " + t.gettext("%(colour)s has %(counts)s.", colour=colour_name(t, colour),
+                                    counts=_counts(rules.inventory[colour], t))
+    return Done(APPLIED, said)
 
 
-def _counts(inventory: dict[Kind, int]) -> str:
+def _counts(inventory: dict[Kind, int], t: Text) -> str:
     """``"1 terminator, 8 bends, 5 straights, 6 junctions and 0 crosses"``."""
-    parts = [f"{inventory[k]} {k.value if inventory[k] == 1 else PLURALS[k]}" for k in KINDS]
-    return f"{', '.join(parts[:-1])} and {parts[-1]}"
+    parts = [kind_plural(t, k, inventory[k]) for k in KINDS]
+    return t.gettext("%(first)s and %(second)s", first=", ".join(parts[:-1]), second=parts[-1])
 
 
 @bp.post("/api/game/new")
@@ -138,8 +143,8 @@ def new_game() -> Response:
         except ValueError as err:
             raise ApiError(400, f"The computer: {err}.") from None
     snapshot = companion.new_game(rules, text_field(data, "red"), text_field(data, "black"), opponent)
-    state = web().messages.state(snapshot)
-    return jsonify({**state, "done": _started(state, rules, opponent).to_json()})
+    state = web().messages.state(snapshot, current_language())
+    return jsonify({**state, "done": _started(state, rules, opponent, text()).to_json()})
 
 
 @bp.post("/api/game/end")
@@ -149,7 +154,7 @@ def end_game() -> Response:
     try:
         return _answer(web().companion.end())
     except ControlError as err:
-        raise ApiError(409, str(err)) from None
+        raise ApiError(409, refusal_text(text(), err)) from None
 
 
 @bp.post("/api/undo")
@@ -159,7 +164,7 @@ def undo() -> Response:
     try:
         return _answer(web().companion.take_back())
     except ControlError as err:
-        raise ApiError(409, str(err)) from None
+        raise ApiError(409, refusal_text(text(), err)) from None
 
 
 @bp.post("/api/correct")
@@ -177,4 +182,4 @@ def correct() -> Response:
     try:
         return _answer(web().companion.correct_cell(cell.strip(), colour or None, piece))
     except ControlError as err:
-        raise ApiError(400, str(err)) from None
+        raise ApiError(400, refusal_text(text(), err)) from None

@@ -11,7 +11,8 @@ and the computer's instructions. English keeps the game's own words (the engine'
 from __future__ import annotations
 
 from thoughtwave.engine import Kind, Verdict
-from thoughtwave.game import Instruction, Notice
+from thoughtwave.game import ControlError, Instruction, Notice
+from thoughtwave.game.session import Done
 from thoughtwave.game.snapshot import Camera
 from thoughtwave.i18n import Text
 from thoughtwave.i18n.phrases import colour_name, say, the_kind, the_piece, wave_words
@@ -113,5 +114,17 @@ def clear_board_banner(t: Text, cells: list[str]) -> str:
                       "Clear the board: %(num)d pieces are still on it (%(cells)s)", len(cells), cells=", ".join(cells))
 
 
-__all__ = ["clear_board_banner", "grouped_banner", "instruction_words", "notice_text", "reason_text",
-           "worded_notice"]
+def done_text(t: Text, done: Done) -> str:
+    """What a control action did, in ``t``'s language, as a sentence."""
+    said = say(t, done.why) if done.why is not None else done.message
+    return said[:1].upper() + said[1:]
+
+
+def refusal_text(t: Text, err: ControlError) -> str:
+    """Why a control action cannot be done now, in ``t``'s language, as a sentence."""
+    said = say(t, err.why) if err.why is not None else str(err)
+    return said[:1].upper() + said[1:]
+
+
+__all__ = ["clear_board_banner", "done_text", "grouped_banner", "instruction_words", "notice_text", "reason_text",
+           "refusal_text", "worded_notice"]

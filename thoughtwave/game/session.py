@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from thoughtwave.engine import Cell, Colour, Move, NotationError, Outcome, Piece, Referee, Rules, Verdict
 from thoughtwave.engine.analysis import Analysis, analyse, analyse_game
+from thoughtwave.engine.phrases import Phrase
 from thoughtwave.engine.table import Table
 from thoughtwave.game.dbcheck import storage_failure
 from thoughtwave.game.log import GameLog
@@ -45,7 +46,17 @@ BOARD_NOTICES = (BoardChange.LOST, BoardChange.MOVED)
 
 
 class ControlError(Exception):
-    """A control action that cannot be done now; the message says why, for the player."""
+    """A control action that cannot be done now; the message says why, for the player (``why``: the same as a
+    phrase, for a display in another language)."""
+
+    def __init__(self, message: str, why: Phrase | None = None) -> None:
+        super().__init__(message)
+        self.why = why
+
+
+def refused(code: str, english: str, **values: object) -> ControlError:
+    """A ControlError worded ``english``, with its phrase."""
+    return ControlError(english, Phrase.of(code, english, **values))
 
 
 #: What a control action did: ``APPLIED`` (the game changed), ``REJECTED`` (the referee refused it, the
@@ -62,6 +73,7 @@ class Done:
     status: str
     message: str
     cell: str | None = None
+    why: Phrase | None = None     # ``message`` as a phrase, for a display in another language
 
     def to_json(self) -> dict:
         return {"status": self.status, "message": self.message, "cell": self.cell}
@@ -77,13 +89,26 @@ def piece_words(colour: Colour | None, piece: Piece | None) -> str:
 
 def verdict_words(verdict: Verdict) -> str:
     """What the referee said about one attempt, as a sentence for the player."""
+    return str(verdict_phrase(verdict))
+
+
+def verdict_phrase(verdict: Verdict) -> Phrase:
+    """``verdict_words`` as a phrase: ``who`` is (colour, piece) or the move as typed, ``cell`` may be None."""
     who = piece_words(verdict.colour, verdict.piece) if verdict.piece else verdict.move
     where = f" on {verdict.cell}" if verdict.cell else ""
+    values = {"who": (verdict.colour, verdict.piece) if verdict.piece and verdict.colour else verdict.move,
+              "cell": str(verdict.cell) if verdict.cell else None, "reason": verdict.why}
     if verdict.outcome is Outcome.LEGAL:
-        return f"{who}{where} counts: a legal move."
+        return Phrase.of("done-legal", f"{who}{where} counts: a legal move.", **values)
     if verdict.outcome is Outcome.ILLEGAL:
-        return f"{who}{where} is an illegal placement ({verdict.reason}); the penalty applies."
-    return f"The referee refused {who}{where}: {verdict.reason}."
+        return Phrase.of("done-illegal", f"{who}{where} is an illegal placement ({verdict.reason}); the penalty "
+                         "applies.", **values)
+    return Phrase.of("done-refused", f"The referee refused {who}{where}: {verdict.reason}.", **values)
+
+
+def done(status: str, at: str | None, code: str, english: str, **values: object) -> Done:
+    """A Done about the cell ``at`` (or None) worded ``english``, with its phrase."""
+    return Done(status, english, at, Phrase.of(code, english, **values))
 
 
 class AnalysisTrack:
@@ -205,7 +230,7 @@ class Session:
         """End the game as it stands, without starting another: the board is no longer ruled on, and the next
         game starts when the board is cleared (or a new game is asked for)."""
         if self.game.ended:
-            raise ControlError(f"Game {self.game.id} has already ended.")
+            raise refused("already-ended", f"Game {self.game.id} has already ended.", game=self.game.id)
         referee = self.log.referee
         self.store.set_result(self.game.id, referee.result, ended=True)
         self.game = self.store.game(self.game.id) or self.game
@@ -214,10 +239,10 @@ class Session:
             self.watcher = self._make_watcher(Table(copy.deepcopy(referee), resumed=True))
         moves = sum(1 for v in referee.verdicts if v.outcome is not Outcome.REJECTED)
         if moves == 1:
-            return Done(APPLIED, f"Game {self.game.id} has ended after 1 move, with no winner. Clear the board to "
-                                 "start the next game, or start a new one below.")
-        return Done(APPLIED, f"Game {self.game.id} has ended after {moves} moves, with no winner. Clear the board "
-                             "to start the next game, or start a new one below.")
+            return done(APPLIED, None, "ended", f"Game {self.game.id} has ended after 1 move, with no winner. Clear "
+                        "the board to start the next game, or start a new one below.", game=self.game.id, moves=1)
+        return done(APPLIED, None, "ended", f"Game {self.game.id} has ended after {moves} moves, with no winner. Clear "
+                    "the board to start the next game, or start a new one below.", game=self.game.id, moves=moves)
 
     def sync_result(self) -> None:
         referee = self.log.referee
@@ -329,14 +354,15 @@ class Session:
     # ---- control -----------------------------------------------------------------------------------------
     def _playing(self) -> None:
         if self.ended:
-            raise ControlError(f"Game {self.game.id} has ended: start a new game first.")
+            raise refused("ended-start-new", f"Game {self.game.id} has ended: start a new game first.",
+                          game=self.game.id)
 
     def undo(self) -> Done:
         """Take back the last legal or illegal verdict (its piece must come off the board)."""
         self._playing()
         last = next((v for v in reversed(self.log.referee.verdicts) if v.outcome is not Outcome.REJECTED), None)
         if last is None or not any(e.outcome is not Outcome.REJECTED for e in self.log.entries):
-            raise ControlError("There is no move to take back yet.")
+            raise refused("nothing-to-take-back", "There is no move to take back yet.")
         self.store.add_undo(self.game.id)
         table = self.watcher.table
         if table.referee is self.log.referee:
@@ -349,7 +375,10 @@ class Session:
         who = piece_words(last.colour, last.piece) if last.piece else last.move
         where = f" on {last.cell}" if last.cell else ""
         lift = f" Take that piece off {last.cell}." if last.cell and last.outcome is Outcome.LEGAL else ""
-        return Done(APPLIED, f"Took back move {last.n}: {who}{where}.{lift}", str(last.cell) if last.cell else None)
+        return done(APPLIED, str(last.cell) if last.cell else None, "took-back",
+                    f"Took back move {last.n}: {who}{where}.{lift}", n=last.n,
+                    who=(last.colour, last.piece) if last.piece and last.colour else last.move,
+                    cell=str(last.cell) if last.cell else None, lift=bool(lift))
 
     def correct(self, cell: str, colour: str | None, piece: str | None, seen: float) -> Done:
         """The camera misread ``cell``: it really holds ``colour piece`` (piece None: nothing). The outcome:
@@ -363,7 +392,7 @@ class Session:
         except NotationError as err:
             raise ControlError(f"{err}.") from None
         if shown_piece and not shown_colour:
-            raise ControlError("Say whose piece it is: red or black.")
+            raise refused("say-whose", "Say whose piece it is: red or black.")
         truth = (shown_colour, shown_piece) if shown_piece and shown_colour else None
         standing = any(e.outcome is not Outcome.REJECTED and e.move.endswith(f"@{target}") for e in self.log.entries)
         if not standing:
@@ -374,12 +403,15 @@ class Session:
             ruled = [v for v in self.log.referee.verdicts[before:] if v.cell == target]
             if ruled:
                 status = REJECTED if ruled[-1].outcome is Outcome.REJECTED else APPLIED
-                return Done(status, verdict_words(ruled[-1]), str(target))
+                return Done(status, verdict_words(ruled[-1]), str(target), verdict_phrase(ruled[-1]))
             if events:
-                return Done(WAITING, f"{target} is taken as {piece_words(shown_colour, shown_piece)}; the referee "
-                                     "rules on it once the board is in order.", str(target))
+                return done(WAITING, str(target), "taken-as",
+                            f"{target} is taken as {piece_words(shown_colour, shown_piece)}; the referee rules on it "
+                            "once the board is in order.", cell=str(target),
+                            what=(shown_colour, shown_piece) if shown_piece and shown_colour else None)
             if shown_piece is None:
-                raise ControlError(f"The game has nothing on {target} to take away.")
+                raise refused("nothing-to-take-away", f"The game has nothing on {target} to take away.",
+                              cell=str(target))
         name = shown_colour.value if shown_colour else None
         text = str(shown_piece) if shown_piece else None
         # Tried on a copy first: a correction the referee would refuse is not written into the game.
@@ -391,15 +423,17 @@ class Session:
             now = verdicts[-1]        # the appended attempt, refused before its cell was read
         if shown_piece is not None and (now is None or now.outcome is Outcome.REJECTED):
             reason = now.reason if now and now.reason else "it is not a move"
-            raise ControlError(f"The referee would not accept {piece_words(shown_colour, shown_piece)} "
-                               f"on {target}: {reason}.")
+            raise refused("would-not-accept", f"The referee would not accept {piece_words(shown_colour, shown_piece)} "
+                          f"on {target}: {reason}.", what=(shown_colour, shown_piece), cell=str(target),
+                          reason=now.why if now and now.reason else None)
         self.store.add_correction(self.game.id, str(target), name, text)
         self.log.correct(str(target), name, text)
         self.watcher = self._new_watcher(True)
         self._truths[target] = truth
         self.sync_result()
         if shown_piece is None:
-            return Done(APPLIED, f"Took the piece on {target} out of the game; the moves after it were ruled "
-                                 "again.", str(target))
+            return done(APPLIED, str(target), "took-out", f"Took the piece on {target} out of the game; the moves "
+                        "after it were ruled again.", cell=str(target))
         assert now is not None
-        return Done(APPLIED, f"Corrected {target}: {verdict_words(now)}", str(target))
+        return done(APPLIED, str(target), "corrected", f"Corrected {target}: {verdict_words(now)}", cell=str(target),
+                    verdict=verdict_phrase(now))

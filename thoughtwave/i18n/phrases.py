@@ -181,6 +181,71 @@ def _computer(t: Text, code: str, v: dict) -> str:
                      what=_what(t, v["what"]), cell=cell, want=_what(t, v["want"]), to=v["to"])
 
 
+def _who(t: Text, value: Any) -> str:
+    """A piece given as (colour, piece), or a move as typed (kept in the notation)."""
+    return _what(t, value) if isinstance(value, tuple) else str(value)
+
+
+def _reason(t: Text, value: Any) -> str:
+    return say(t, value) if value is not None else t.gettext("it is not a move")
+
+
+def _control(t: Text, code: str, v: dict) -> str:
+    """The control actions' outcomes and refusals (``game.session``)."""
+    cell = v.get("cell")
+    match code:
+        case "already-ended":
+            return t.gettext("Game %(game)s has already ended.", game=v["game"])
+        case "ended":
+            return t.ngettext("Game %(game)s has ended after %(num)d move, with no winner. Clear the board to start "
+                              "the next game, or start a new one below.", "Game %(game)s has ended after %(num)d "
+                              "moves, with no winner. Clear the board to start the next game, or start a new one "
+                              "below.", v["moves"], game=v["game"])
+        case "ended-start-new":
+            return t.gettext("Game %(game)s has ended: start a new game first.", game=v["game"])
+        case "nothing-to-take-back":
+            return t.gettext("There is no move to take back yet.")
+        case "took-back":
+            who = _who(t, v["who"])
+            if cell and v["lift"]:
+                return t.gettext("Took back move %(n)s: %(who)s on %(cell)s. Take that piece off %(cell)s.",
+                                 n=v["n"], who=who, cell=cell)
+            if cell:
+                return t.gettext("Took back move %(n)s: %(who)s on %(cell)s.", n=v["n"], who=who, cell=cell)
+            return t.gettext("Took back move %(n)s: %(who)s.", n=v["n"], who=who)
+        case "say-whose":
+            return t.gettext("Say whose piece it is: red or black.")
+        case "taken-as":
+            what = _what(t, v["what"]) if v["what"] else t.gettext("nothing")
+            return t.gettext("%(cell)s is taken as %(what)s; the referee rules on it once the board is in order.",
+                             cell=cell, what=what)
+        case "nothing-to-take-away":
+            return t.gettext("The game has nothing on %(cell)s to take away.", cell=cell)
+        case "would-not-accept":
+            return t.gettext("The referee would not accept %(what)s on %(cell)s: %(reason)s.",
+                             what=_what(t, v["what"]), cell=cell, reason=_reason(t, v["reason"]))
+        case "took-out":
+            return t.gettext("Took the piece on %(cell)s out of the game; the moves after it were ruled again.",
+                             cell=cell)
+        case "corrected":
+            return t.gettext("Corrected %(cell)s: %(verdict)s", cell=cell, verdict=say(t, v["verdict"]))
+    who, reason = _who(t, v["who"]), _reason(t, v["reason"])
+    if code == "done-legal":
+        return (t.gettext("%(who)s on %(cell)s counts: a legal move.", who=who, cell=cell) if cell
+                else t.gettext("%(who)s counts: a legal move.", who=who))
+    if code == "done-illegal":
+        return (t.gettext("%(who)s on %(cell)s is an illegal placement (%(reason)s); the penalty applies.",
+                          who=who, cell=cell, reason=reason) if cell
+                else t.gettext("%(who)s is an illegal placement (%(reason)s); the penalty applies.", who=who,
+                               reason=reason))
+    return (t.gettext("The referee refused %(who)s on %(cell)s: %(reason)s.", who=who, cell=cell, reason=reason)
+            if cell else t.gettext("The referee refused %(who)s: %(reason)s.", who=who, reason=reason))
+
+
+_CONTROL = ("already-ended", "ended", "ended-start-new", "nothing-to-take-back", "took-back", "say-whose", "taken-as",
+            "nothing-to-take-away", "would-not-accept", "took-out", "corrected", "done-legal", "done-illegal",
+            "done-refused")
+
 _SAY: dict[str, Callable[[Text, dict], str]] = {
     "malformed": lambda t, v: t.gettext("“%(move)s” is not a move in the notation", move=v["move"]),
     "not-your-turn": lambda t, v: t.gettext("it is %(to_move)s's turn, not %(mover)s's",
@@ -217,6 +282,10 @@ _SAY: dict[str, Callable[[Text, dict], str]] = {
     "computer-turn-it": lambda t, v: _computer(t, "computer-turn-it", v),
     "computer-wrong": lambda t, v: _computer(t, "computer-wrong", v),
 }
+
+
+for _code in _CONTROL:
+    _SAY[_code] = lambda t, v, code=_code: _control(t, code, v)
 
 
 def say(t: Text, phrase: Phrase | None) -> str:
