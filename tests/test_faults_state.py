@@ -26,6 +26,7 @@ from thoughtwave.game.dbcheck import (
     is_disk_full,
     storage_failure,
 )
+from thoughtwave.game.store import StorageError
 
 SERVE = [sys.executable, "-m", "thoughtwave.cli", "serve", "--port", "0"]
 PAGE = 4096
@@ -203,10 +204,12 @@ def test_a_write_that_fills_the_disk_is_named_as_a_full_disk(tiny_disk):
     store = Store.in_dir(tiny_disk)
     game = store.new_game(Rules())
     fill(tiny_disk)
-    with pytest.raises(sqlite3.Error) as raised:
-        for _ in range(10_000):
-            store.add_attempt(game, "red", "ew@E5", "legal", "x" * 2000)
-    store.close()
+    try:
+        with pytest.raises(StorageError) as raised:
+            for _ in range(10_000):
+                store.add_attempt(game, "red", "ew@E5", "legal", "x" * 2000)
+    finally:
+        store.close()
     assert is_disk_full(raised.value)
     assert storage_failure(raised.value, tiny_disk / DB_NAME) == (
         f"the disk is full: free space on the disk holding {tiny_disk.resolve()}")

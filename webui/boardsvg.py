@@ -12,6 +12,7 @@ from html import escape
 
 from thoughtwave.engine.cells import COLUMNS, SIZE, Cell
 from thoughtwave.engine.pieces import DIRECTIONS, OPPOSITE, E, N, NotationError, Piece, S, W
+from thoughtwave.engine.sides import Sides
 from thoughtwave.i18n import Text
 
 CELL = 100          # one cell in SVG units
@@ -67,10 +68,10 @@ def _coord(x: int, y: int, text: str) -> str:
     return f'<text class="coord" {COORD} x="{x}" y="{y}" text-anchor="middle">{text}</text>'
 
 
-def _side_bars(red_sides: str, winner: str | None) -> list[str]:
+def _side_bars(red_sides: Sides, winner: str | None) -> list[str]:
     """Coloured bars on the rim: Red's two sides in red, Black's in black, each on a light plate so both
     stand out from the dark rim (and the black bar from the plate); the winner's bars ringed in gold."""
-    red_ns = red_sides == "NS"
+    red_ns = red_sides is Sides.NS
     north_south, west_east = ("red", "black") if red_ns else ("black", "red")
     span = SIZE * CELL
     bar = 18
@@ -89,10 +90,11 @@ def _side_bars(red_sides: str, winner: str | None) -> list[str]:
     return out
 
 
-def _lit_arms(cells: dict[Cell, tuple[str, Piece]], winning: set[Cell], colour: str, red_sides: str) -> dict[Cell, int]:
+def _lit_arms(cells: dict[Cell, tuple[str, Piece]], winning: set[Cell], colour: str,
+              red_sides: Sides) -> dict[Cell, int]:
     """For each winning cell, the arms that carry the winning wave: those meeting the next winning tile
     and those reaching the winner's own rim. A cross's other arm (the loser's direction) stays unlit."""
-    own = (N | S) if (red_sides == "NS") == (colour == "red") else (E | W)
+    own = red_sides.bits if colour == "red" else red_sides.other.bits
     lit: dict[Cell, int] = {}
     for cell in winning:
         _, piece = cells[cell]
@@ -128,7 +130,7 @@ def position_label(cells: dict[str, tuple[str, str]], *, last: str | None, winne
 
 
 def board_svg(cells: dict[str, tuple[str, str]], *, last: str | None = None, wave: list[str] | tuple = (),
-              flags: dict[str, str] | None = None, red_sides: str = "WE", title: str | None = None,
+              flags: dict[str, str] | None = None, red_sides: str | Sides = Sides.WE, title: str | None = None,
               threats: dict[str, list[str]] | None = None, ghost: tuple[str, str, str] | None = None,
               t: Text | None = None) -> str:
     """The board as an SVG document.
@@ -141,6 +143,10 @@ def board_svg(cells: dict[str, tuple[str, str]], *, last: str | None = None, wav
     Bad entries are skipped, never raised.
     """
     flags = flags or {}
+    try:
+        red_sides = Sides.parse(red_sides)
+    except NotationError:
+        red_sides = Sides.WE
     parsed: dict[Cell, tuple[str, Piece]] = {}
     for name, content in cells.items():
         try:
