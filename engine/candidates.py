@@ -15,9 +15,9 @@ import random
 from thoughtwave.engine.analysis import _empty_reach, distance, placeable_count
 from thoughtwave.engine.board import _MOVE, FITS, NEIGHBOUR, piece_bits
 from thoughtwave.engine.cells import SIZE
-from thoughtwave.engine.evaluate import NO_PATH, player_paths
+from thoughtwave.engine.evaluate import NO_PATH, Stats, player_paths, spare_cells
 from thoughtwave.engine.moves import Move
-from thoughtwave.engine.pieces import DIRECTIONS, OPPOSITE
+from thoughtwave.engine.pieces import DIRECTIONS, OPPOSITE, Colour, Kind
 from thoughtwave.engine.referee import Referee
 
 CELL_COUNT = SIZE * SIZE
@@ -30,12 +30,13 @@ class Candidates:
     """The side to move's candidates in one position. ``win``: a placement that wins at once, or None;
     ``moves``: the candidates best first (blocks last); ``mine``/``theirs``: the distance maps used."""
 
-    __slots__ = ("win", "moves", "mine", "theirs", "_ref", "_rng", "_blocks_wanted", "_block_limit")
+    __slots__ = ("win", "moves", "mine", "theirs", "_ref", "_rng", "_blocks_wanted", "_block_limit", "_stats")
 
     def __init__(self, ref: Referee, rng: random.Random, keep: int, blocks: int) -> None:
         mover = ref.to_move
         assert mover is not None
         self._ref, self._rng, self._block_limit = ref, rng, blocks
+        self._stats: dict[Colour, Stats] = {}
         self.win: Move | None = None
         mine = self.mine = player_paths(ref, mover)
         theirs = self.theirs = player_paths(ref, mover.other)
@@ -141,3 +142,34 @@ class Candidates:
         found.sort(key=lambda x: -x[0])
         self._blocks_wanted = 0
         return [m for _, m in found[: self._block_limit]]
+
+    def unchanged(self, move: Move) -> dict[Colour, Stats]:
+        """The sides whose distance and spare cells ``move`` (by the side to move, not yet played)
+        cannot change, with those figures: a side keeps them when the move's cell and its neighbours
+        lie on none of its shortest connections, the piece opens no new one as short, and the pieces it
+        can use are the same. Call before playing the move (the spare cells are counted on this board)."""
+        ref = self._ref
+        mover = ref.to_move
+        assert mover is not None
+        i, arms = move.cell.index, move.piece.arms
+        out: dict[Colour, Stats] = {}
+        for colour, maps in ((mover, self.mine), (mover.other, self.theirs)):
+            d = maps.distance
+            if d is None:
+                continue
+            if colour is mover:
+                counts = ref.inventory[mover]
+                kind = move.piece.kind
+                if counts[kind] <= 1 or placeable_count(counts) - (kind is not Kind.TERMINATOR) < d:
+                    continue
+            through = maps.through
+            if through(i) <= d or through(i, arms) <= d:
+                continue
+            board_arms = ref.board.arms
+            if any(not board_arms[j] and through(j) <= d for j in _NEAR[i]):
+                continue
+            found = self._stats.get(colour)
+            if found is None:
+                found = self._stats[colour] = Stats(d, spare_cells(ref, maps))
+            out[colour] = found
+        return out

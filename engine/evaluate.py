@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from thoughtwave.engine.analysis import CELL_PORT, Paths, distance, paths, placeable_count, threats
 from thoughtwave.engine.board import piece_bits
@@ -75,6 +76,13 @@ def player_distance(ref: Referee, colour: Colour) -> int | None:
     return distance(ref.board, ref.rules.sides(colour), piece_bits(counts), placeable_count(counts))
 
 
+class Stats(NamedTuple):
+    """One side's connection distance (None: cannot connect) and spare cells on its shortest connections."""
+
+    distance: int | None
+    spare: int
+
+
 @dataclass(frozen=True)
 class Weights:
     """The evaluation's knobs (see the module docstring; tuned with bench/ai.py)."""
@@ -93,18 +101,27 @@ class Evaluator:
         self.me = me
         self.w = weights
 
-    def value(self, ref: Referee) -> float:
+    def value(self, ref: Referee, known: dict[Colour, Stats] | None = None) -> float:
+        """``known``: a side's distance and spare cells when the caller knows them unchanged."""
         me = self.me
         if ref.winner is not None:
             return WIN if ref.winner is me else -WIN
         if ref.draw:
             return 0.0
-        if not self.w.width:
-            return self.race(ref, player_distance(ref, me), player_distance(ref, me.other))
-        mine, theirs = player_paths(ref, me), player_paths(ref, me.other)
+        stats = {}
+        for colour in (me, me.other):
+            found = known.get(colour) if known else None
+            if found is None:
+                if self.w.width:
+                    maps = player_paths(ref, colour)
+                    found = Stats(maps.distance, spare_cells(ref, maps))
+                else:
+                    found = Stats(player_distance(ref, colour), 0)
+            stats[colour] = found
+        mine, theirs = stats[me], stats[me.other]
         value = self.race(ref, mine.distance, theirs.distance)
         if not decided(value):
-            value += self.w.width * (spare_cells(ref, mine) - spare_cells(ref, theirs))
+            value += self.w.width * (mine.spare - theirs.spare)
         return value
 
     def offset(self, ref: Referee) -> float:

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 
 from thoughtwave.engine.candidates import Candidates
-from thoughtwave.engine.evaluate import Evaluator, decided
+from thoughtwave.engine.evaluate import Evaluator, Stats, decided
 from thoughtwave.engine.moves import Move
 from thoughtwave.engine.pieces import Colour
 from thoughtwave.engine.referee import Outcome, Referee
@@ -88,13 +88,14 @@ class Search:
     def full_key(self, key: int) -> int:
         return key ^ BLACK_TO_MOVE if self.ref.to_move is Colour.BLACK else key
 
-    def evaluate(self, key: int, ply: int) -> float:
-        """The static value of the position on the board (cached by key), a quicker win worth more."""
+    def evaluate(self, key: int, ply: int, known: dict[Colour, Stats] | None = None) -> float:
+        """The static value of the position on the board (cached by key), a quicker win worth more;
+        ``known``: the sides whose figures the last move left unchanged (``Candidates.unchanged``)."""
         full = self.full_key(key)
         value = self.evaluations.get(full)
         if value is None:
             self.tick()
-            value = self.evaluations[full] = self.evaluator.value(self.ref)
+            value = self.evaluations[full] = self.evaluator.value(self.ref, known)
         if decided(value):
             value -= math.copysign(ply, value)
         return value
@@ -112,9 +113,10 @@ class Search:
         moves = candidates.moves + candidates.blocks()
         out: list[tuple[float, Move]] = []
         for move in moves:
+            known = candidates.unchanged(move)
             child = self.play(move, key)
             try:
-                value = self.evaluate(child, ply + 1)
+                value = self.evaluate(child, ply + 1, known)
             finally:
                 ref.undo()
             out.append((value + self.rng.random() * 1e-3, move))
@@ -200,9 +202,10 @@ class Search:
         seen: list[tuple[float, Move]] = []
         for batch in (candidates.moves, None):
             for move in batch if batch is not None else candidates.blocks():
+                known = candidates.unchanged(move)
                 child = self.play(move, key)
                 try:
-                    value = self.evaluate(child, ply + 1)
+                    value = self.evaluate(child, ply + 1, known)
                 finally:
                     ref.undo()
                 seen.append((value + self.rng.random() * 1e-3, move))
