@@ -111,10 +111,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, default=2, choices=[1, 2])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=None, help="the computer's search processes")
+    parser.add_argument("--set", default="", help="the computer's knobs for tuning, e.g. beam=8,lead=none")
     parser.add_argument("--records", type=Path, default=None,
                         help="write each game the computer did not win to this folder")
     args = parser.parse_args(argv)
-    knobs = {} if args.workers is None else {"workers": args.workers}
+    knobs: dict = {} if args.workers is None else {"workers": args.workers}
+    for item in filter(None, args.set.split(",")):
+        name, _, text = item.partition("=")
+        knobs[name] = None if text == "none" else float(text) if "." in text else int(text)
     seconds = [float(s) for s in args.seconds.split(",")]
     subjects = [f"L{level}@{s:g}" for level in args.levels.split(",") for s in seconds]
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]

@@ -25,9 +25,10 @@ from thoughtwave.engine.analysis import distance, placeable_count
 from thoughtwave.engine.board import piece_bits
 from thoughtwave.engine.evaluate import NO_PATH, Evaluator, Weights, decided, win_estimate
 from thoughtwave.engine.moves import Move
+from thoughtwave.engine.parallel import deepen_with, default_workers, parallel_deepen
 from thoughtwave.engine.pieces import Colour
 from thoughtwave.engine.referee import Referee
-from thoughtwave.engine.search import Limits, OutOfBudget, Search
+from thoughtwave.engine.search import Limits, Search
 
 __all__ = ["Choice", "Computer", "chooser", "greedy_move", "random_move", "win_estimate"]
 _NO_PATH = NO_PATH
@@ -58,13 +59,14 @@ class Computer:
     positions evaluated (deterministic, for tests). ``seed`` makes the tie-breaking between equal
     moves repeatable. The tuned knobs: ``beam`` (moves searched deeper per position), ``keep``,
     ``width``, ``lead``, ``own``, ``exact_threats`` (the evaluation's ``Weights``) and ``blocks``
-    (placements beside the opponent's connection tried per position; 0: none).
+    (placements beside the opponent's connection tried per position; 0: none). ``workers``: search
+    processes at level 3 (``engine.parallel``; default: the cores beyond two, at most two).
     """
 
     def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,
                  seed: int | None = None, beam: int = 10, keep: float = 0.1, width: float = 0.1,
                  root_beam: int = 6, plies: int = 12, blocks: int = 12, lead: float | None = 4.0,
-                 own: float = 0.6, exact_threats: bool = True) -> None:
+                 own: float = 0.6, exact_threats: bool = True, workers: int | None = None) -> None:
         if level not in (1, 2, 3):
             raise ValueError(f"level must be 1, 2 or 3, not {level}")
         self.level = level
@@ -76,6 +78,7 @@ class Computer:
         self.blocks = blocks
         self.weights = Weights(keep=keep, width=width, lead=lead, own=own, exact_threats=exact_threats)
         self.rng = random.Random(seed)
+        self.workers = default_workers() if workers is None else max(1, workers)
 
     def choose(self, referee: Referee) -> Move | None:
         """The move for the side to move, or None when the game is over."""
@@ -102,20 +105,19 @@ class Computer:
         limits.deadline = start + self.seconds if self.seconds is not None else math.inf
         if self.level > 1 and not decided(best_value) and len(ranked) > 1:
             width = self.root_beam if self.level == 3 else max(1, self.root_beam // 2)
+            plies = self.plies if self.level == 3 else 2
             moves = [m for _, m in ranked[:width]]
-            for target in range(2, (self.plies if self.level == 3 else 2) + 1):
-                try:
-                    value, move, complete = search.search_root(moves, target)
-                except OutOfBudget:
-                    break
-                best_value, best_move = value, move
-                if not complete:
-                    break
-                depth = target
-                if decided(value):
-                    break
-                moves.remove(move)
-                moves.insert(0, move)
+            if self.workers > 1 and self.level == 3:
+                left = None if self.seconds is None else max(0.0, limits.deadline - time.monotonic())
+                found, nodes = parallel_deepen(ref, self.weights, limits, left, self.rng.randrange(1 << 30),
+                                               moves, plies, self.workers)
+                search.nodes += nodes
+                if found is not None:
+                    depth, best_value, best_move = found
+            else:
+                ref_moves = deepen_with(search, moves, plies)
+                if ref_moves:
+                    depth, best_value, best_move = ref_moves[-1]
         score = win_estimate(best_value + evaluator.offset(ref))
         return Choice(best_move, mover, score, best_value, depth, search.nodes)
 
