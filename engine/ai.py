@@ -65,8 +65,8 @@ class Computer:
 
     def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,
                  seed: int | None = None, beam: int = 10, keep: float = 0.1, width: float = 0.1,
-                 root_beam: int = 6, plies: int = 12, blocks: int = 12, lead: float | None = 4.0,
-                 own: float = 0.6, exact_threats: bool = True, workers: int | None = None) -> None:
+                 root_beam: int = 6, plies: int = 12, blocks: int = 12, lead: float | None = None,
+                 own: float = 0.3, exact_threats: bool = True, workers: int | None = None) -> None:
         if level not in (1, 2, 3):
             raise ValueError(f"level must be 1, 2 or 3, not {level}")
         self.level = level

@@ -89,8 +89,8 @@ class Weights:
 
     keep: float = 0.1
     width: float = 0.1
-    lead: float | None = 4.0
-    own: float = 0.6
+    lead: float | None = None
+    own: float = 0.3
     exact_threats: bool = True
 
 
