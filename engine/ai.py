@@ -61,6 +61,16 @@ class Computer:
     ``width``, ``lead``, ``own``, ``exact_threats`` (the evaluation's ``Weights``) and ``blocks``
     (placements beside the opponent's connection tried per position; 0: none). ``workers``: search
     processes at level 3 (``engine.parallel``; default: the cores beyond two, at most two).
+
+    Trials (bench/ai.py against the two-ply searcher of issue 17 at 1 s a move, 8 games each on the
+    tuning seeds 1000-1003 unless said, openings of 2-4 random placements, the machine shared and
+    loaded 2-8): the old knobs (lead 4, own 0.6) 2 wins / 4 draws / 6 losses over 12 games (33%), the
+    same at two plies 3/1/4; no lead cap and own 0 drew all 8 (both sides block until the pieces run
+    out); no cap and own 0.6 2/3/3; no cap and own 0.3 3/4/1 (62%) and 2/5/1 on seeds 1100-1103;
+    own 0.2 with width 0.2 2/3/3; own 0.3 with extra weight on spare cells once the opponent cannot
+    connect 2/3/3. Speed, one search of a 16-placement position with a fixed depth: 2, 3 and 4 plies
+    took 123, 424 and 1763 evaluations (0.13, 0.58, 2.0 s) against the previous search's 231, 1038
+    and 4226 (0.26, 1.38, 7.2 s), choosing the same moves.
     """
 
     def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,

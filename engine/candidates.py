@@ -12,18 +12,20 @@ from __future__ import annotations
 
 import random
 
-from thoughtwave.engine.analysis import _empty_reach, distance, placeable_count
-from thoughtwave.engine.board import _MOVE, FITS, NEIGHBOUR, piece_bits
-from thoughtwave.engine.cells import SIZE
+from thoughtwave.engine.analysis import distance, empty_reach, placeable_count
+from thoughtwave.engine.board import FITS, NEIGHBOUR, piece_bits
+from thoughtwave.engine.cells import CELLS, SIZE
 from thoughtwave.engine.evaluate import NO_PATH, Stats, player_paths, spare_cells
 from thoughtwave.engine.moves import Move
-from thoughtwave.engine.pieces import DIRECTIONS, OPPOSITE, Colour, Kind
+from thoughtwave.engine.pieces import DIRECTIONS, OPPOSITE, Colour, Kind, Piece
 from thoughtwave.engine.referee import Referee
 
 CELL_COUNT = SIZE * SIZE
 _SIDES = [tuple((d, NEIGHBOUR[i][d]) for d in DIRECTIONS if NEIGHBOUR[i][d] >= 0) for i in range(CELL_COUNT)]
 _NEAR = [tuple(j for _, j in _SIDES[i]) for i in range(CELL_COUNT)]
 _NO_REACH = (0, 0, 0, 0)
+#: _MOVE[cell * 16 + arms]: one Move object per placement, built once (the search's hot path)
+_MOVE: list[Move | None] = [Move(Piece(a), CELLS[i]) if a else None for i in range(CELL_COUNT) for a in range(16)]
 
 
 class Candidates:
@@ -124,7 +126,7 @@ class Candidates:
                     for dd, j in facing:
                         back = OPPOSITE[dd]
                         fits = FITS[fixed[j] | back][need[j] | (back if a & dd else 0)] & their_bits
-                        if (_empty_reach(fits) if fits else _NO_REACH) != reach[j]:
+                        if (empty_reach(fits) if fits else _NO_REACH) != reach[j]:
                             changed = True
                             break
                     if not changed:

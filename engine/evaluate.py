@@ -2,11 +2,12 @@
 
 The value is the opponent's connection distance minus the player's (``engine.analysis``: only
 through cells the player's remaining pieces can enter and leave), half a placement for having the
-move, and a won position when the side to move is one placement away. The race counts only up to a
-lead of ``lead`` placements: further ahead, hurting the opponent is worth nothing, and only the
-player's own distance counts (weighted ``own`` on its own, everywhere). Shutting an opponent out for
-good turns them into a pure blocker, and a blocker can cut a wave whose gaps need pieces its owner
-has run out of; far ahead, the computer builds its own wave instead. Two small terms were measured to
+move, and a won position when the side to move is one placement away. The player's own distance
+also counts on its own (weighted ``own``): without it two players who both value a block as much
+as a step forward block each other until the pieces run out (a draw); with too much of it the
+player races when it is behind and loses. The race can be capped at a lead of ``lead`` placements
+(further ahead, hurting the opponent is worth nothing): measured useful against the greedy player,
+not against one that blocks, so off by default. Two small terms were measured to
 matter against a player who blocks: spare cells on the shortest connections (``width``: a wide front
 survives one block, the two-distance idea of Hex programs) and the pieces kept in hand (``keep``:
 versatile pieces finish waves that bends cannot; running out is how games end drawn). When a player
