@@ -1,13 +1,18 @@
-"""The computer player against simple players: results, time per move, and a legality check.
+"""The computer's rating ladder: games against benchmark players, points with a 95 % interval, Elo.
 
-    .venv/bin/python bench/ai.py --seconds 1 --games 20
+    .venv/bin/python bench/ai.py --seconds 1 --games 40 --opponents greedy,twoply --seed 70000
+    .venv/bin/python bench/ai.py --levels 1,2,3 --seconds 1 --opponents greedy,twoply,previous \\
+        --anchors --games 20        # the whole ladder
 
-Each pairing plays ``--games`` games, the computer taking Red and Black in turn; the opponents are
-``random`` (a uniformly random legal placement) and ``greedy`` (the placement that minimises its own
-connection distance, ties broken by maximising the computer's, then at random). Prints a markdown
-table. Uses at most two processes. ``--records DIR`` keeps every game the computer did not win as
-a record (``thoughtwave referee --moves DIR/greedy-20041-black-draw.txt`` replays it); the search
-runs against the clock, so the same seed need not give the same game twice.
+Players: ``L3@1`` is the computer at level 3 and 1 s a move (``--levels`` x ``--seconds`` give the
+ones measured), ``previous@1`` the frozen computer of before issue 17 (bench/previous_ai.py),
+``twoply`` the two-ply benchmark searcher (bench/twoply.py), ``greedy`` (the placement that
+minimises its own connection distance) and ``random``. Each computer plays ``--games`` games
+against each opponent: game pairs share an opening of 2-4 random placements (``--opening``) with the
+colours swapped. ``--anchors`` also plays the benchmark players among themselves, so the ratings
+hang together. Prints one row per pairing (wins / draws / losses, points with a 95 % interval, the
+Elo difference) and a table of ratings (greedy = 0). Games run in two processes at most.
+``--records DIR`` keeps every game the computer did not win (``thoughtwave referee --moves`` replays it).
 """
 
 from __future__ import annotations
@@ -20,107 +25,154 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from thoughtwave.engine import Colour, Outcome, Referee  # noqa: E402
+from ladder import Points, elo, ratings  # noqa: E402
+from previous_ai import Computer as PreviousComputer  # noqa: E402
+from twoply import two_ply_move  # noqa: E402
+
+from thoughtwave.engine import Colour, Move, Outcome, Referee  # noqa: E402
 from thoughtwave.engine.ai import Computer, greedy_move, random_move  # noqa: E402
 from thoughtwave.engine.record import GameRecord  # noqa: E402
 
-OPPONENTS = {"random": random_move, "greedy": greedy_move}
+Player = Callable[[Referee], Move | None]
 
 
-def play_one(job: tuple[str, int, str, int, float, int | None, dict]) -> dict:
-    """One game; returns the result from the computer's side, its move times and any illegal attempt."""
-    opponent, seed, colour_name, level, seconds, max_nodes, knobs = job
-    computer_colour = Colour(colour_name)
+def make_player(spec: str, seed: int, knobs: dict) -> Player:
+    """The player a spec names (see the module docstring), seeded for its tie-breaks."""
     rng = random.Random(seed)
-    computer = Computer(level=level, seconds=seconds, max_nodes=max_nodes, seed=seed, **knobs)
+    name, _, seconds_text = spec.partition("@")
+    seconds = float(seconds_text) if seconds_text else 1.0
+    if name.startswith("L") and name[1:].isdigit():
+        return Computer(level=int(name[1:]), seconds=seconds, seed=seed, **knobs).choose
+    if name == "previous":
+        return PreviousComputer(level=3, seconds=seconds, seed=seed).choose
+    simple = {"greedy": greedy_move, "random": random_move, "twoply": two_ply_move}
+    if name not in simple:
+        raise ValueError(f"unknown player {spec!r}")
+    move = simple[name]
+    return lambda referee: move(referee, rng)
+
+
+def play_one(job: tuple[str, str, int, int, str, int, dict]) -> dict:
+    """One game of ``first`` (the player measured) against ``second``; the result is ``first``'s."""
+    first, second, game, opening_seed, colour_name, opening, knobs = job
+    colour = Colour(colour_name)
+    players = {colour: make_player(first, opening_seed * 2 + 1, knobs),
+               colour.other: make_player(second, opening_seed * 2, knobs)}
     referee = Referee()
+    rng = random.Random(opening_seed)
+    for _ in range(rng.randint(opening - 2, opening) if opening else 0):
+        if not referee.over:
+            referee.attempt(random_move(referee, rng))
     times: list[float] = []
     illegal = 0
     while not referee.over:
         mover = referee.to_move
-        if mover is computer_colour:
-            start = time.perf_counter()
-            move = computer.choose(referee)
+        assert mover is not None
+        start = time.perf_counter()
+        move = players[mover](referee)
+        if mover is colour:
             times.append(time.perf_counter() - start)
-            if move is None or move not in set(referee.board.legal_placements(referee.available(mover))):
-                illegal += 1
-            verdict = referee.attempt(move, mover) if move is not None else None
-            if verdict is None or verdict.outcome is not Outcome.LEGAL:
-                illegal += 1
-                if verdict is None or verdict.outcome is Outcome.REJECTED:
-                    break            # nothing changed: stop rather than loop
-        else:
-            referee.attempt(OPPONENTS[opponent](referee, rng), mover)
-    result = "draw" if referee.result in ("draw", "ongoing") else (
-        "win" if referee.winner is computer_colour else "loss")
-    names = {computer_colour: "computer", computer_colour.other: opponent}
+        legal = move is not None and move in set(referee.board.legal_placements(referee.available(mover)))
+        verdict = referee.attempt(move, mover) if move is not None else None
+        if not legal or verdict is None or verdict.outcome is not Outcome.LEGAL:
+            illegal += 1
+            if verdict is None or verdict.outcome is Outcome.REJECTED:
+                break                   # nothing changed: stop rather than loop
+    result = "draw" if referee.result in ("draw", "ongoing") else ("win" if referee.winner is colour else "loss")
+    names = {colour: first, colour.other: second}
     record = "" if result == "win" else GameRecord.from_referee(
         referee, red=names[Colour.RED], black=names[Colour.BLACK]).to_text()
-    return {"opponent": opponent, "result": result, "times": times, "illegal": illegal,
-            "moves": len(referee.verdicts), "colour": colour_name, "seed": seed, "record": record}
+    return {"first": first, "second": second, "result": result, "times": times, "illegal": illegal,
+            "colour": colour_name, "game": game, "record": record}
+
+
+def _jobs(pairs: list[tuple[str, str]], games: int, seed: int, opening: int, knobs: dict) -> list[tuple]:
+    return [(a, b, g, seed + g // 2, "red" if g % 2 == 0 else "black", opening, knobs)
+            for a, b in pairs for g in range(games)]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=1.0, help="computer's time per move (default 1)")
-    parser.add_argument("--games", type=int, default=20, help="games per opponent (default 20)")
-    parser.add_argument("--level", type=int, default=3, choices=[1, 2, 3])
-    parser.add_argument("--max-nodes", type=int, default=None, help="node budget instead of (or as well as) time")
-    parser.add_argument("--opponents", default="random,greedy", help="comma-separated: random, greedy")
+    parser.add_argument("--seconds", default="1", help="the computer's seconds a move; a list measures each")
+    parser.add_argument("--levels", default="3", help="computer levels to measure, e.g. 1,2,3")
+    parser.add_argument("--games", type=int, default=20, help="games per pairing, colours alternating")
+    parser.add_argument("--opponents", default="greedy,twoply",
+                        help="comma-separated: greedy, twoply, previous (at the same seconds), random")
+    parser.add_argument("--anchors", action="store_true",
+                        help="also play twoply and previous against greedy and each other")
+    parser.add_argument("--opening", type=int, default=4, help="random placements opening each game pair "
+                        "(from N-2 to N; 0: none)")
     parser.add_argument("--processes", type=int, default=2, choices=[1, 2])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=None, help="the computer's search processes")
+    parser.add_argument("--set", default="", help="the computer's knobs for tuning, e.g. beam=8,lead=none")
     parser.add_argument("--records", type=Path, default=None,
-                        help="write each game the computer did not win to this folder, as a record "
-                             "`thoughtwave referee --moves` replays")
-    parser.add_argument("--keep", type=float, default=0.1, help="weight of pieces in hand (tuning)")
-    parser.add_argument("--width", type=float, default=0.1, help="weight of spare path cells (tuning)")
-    parser.add_argument("--blocks", type=int, default=12, help="blocking placements searched per position (tuning)")
-    parser.add_argument("--lead", type=float, default=4.0, help="race lead beyond which blocking is worth nothing")
-    parser.add_argument("--own", type=float, default=0.6, help="weight of the computer's own distance")
+                        help="write each game the computer did not win to this folder")
     args = parser.parse_args(argv)
+    knobs: dict = {} if args.workers is None else {"workers": args.workers}
+    for item in filter(None, args.set.split(",")):
+        name, _, text = item.partition("=")
+        knobs[name] = None if text == "none" else float(text) if "." in text else int(text)
+    seconds = [float(s) for s in args.seconds.split(",")]
+    subjects = [f"L{level}@{s:g}" for level in args.levels.split(",") for s in seconds]
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
-    for name in opponents:
-        if name not in OPPONENTS:
-            parser.error(f"unknown opponent {name!r}")
-    knobs = {"keep": args.keep, "width": args.width, "blocks": args.blocks, "lead": args.lead, "own": args.own}
-    jobs = [(name, args.seed + g, "red" if g % 2 == 0 else "black", args.level, args.seconds, args.max_nodes,
-             knobs) for name in opponents for g in range(args.games)]
+    pairs: list[tuple[str, str]] = []
+    for subject in subjects:
+        for name in opponents:
+            pairs.append((subject, f"previous@{subject.split('@')[1]}" if name == "previous" else name))
+    if args.anchors:
+        pairs += [("twoply", "greedy"), (f"previous@{seconds[0]:g}", "greedy"),
+                  (f"previous@{seconds[0]:g}", "twoply")]
+    for _, name in pairs:
+        make_player(name, 0, knobs)             # an unknown name fails here, before any game
+    jobs = _jobs(pairs, args.games, args.seed, args.opening, knobs)
     start = time.perf_counter()
+    load = os.getloadavg()
     if args.processes == 1:
         results = [play_one(job) for job in jobs]
     else:
         with multiprocessing.Pool(args.processes) as pool:
-            results = pool.map(play_one, jobs, chunksize=1)
+            results = []
+            for r in pool.imap_unordered(play_one, jobs, chunksize=1):
+                results.append(r)
+                print(f"\r{len(results)}/{len(jobs)} games", end="", file=sys.stderr, flush=True)
+            print(file=sys.stderr)
     wall = time.perf_counter() - start
-    budget = f"{args.seconds:g} s/move" + (f", at most {args.max_nodes} nodes" if args.max_nodes else "")
-    budget += f", keep {args.keep:g}, width {args.width:g}, blocks {args.blocks}, lead {args.lead}, own {args.own:g}"
-    print(f"Computer level {args.level}, {budget}, {args.games} games per opponent, colours alternating; "
+    load_after = os.getloadavg()
+    print(f"{args.games} games a pairing, colours alternating, openings of {max(0, args.opening - 2)}-"
+          f"{args.opening} random placements, seeds {args.seed}-{args.seed + (args.games - 1) // 2}; "
           f"{args.processes} processes on {os.cpu_count()} cores ({platform.python_implementation()} "
-          f"{platform.python_version()}), {wall:.0f} s wall.\n")
-    print("| opponent | games | wins | draws | losses | win % | win % as red | win % as black "
-          "| median s/move | max s/move | illegal |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for name in opponents:
-        mine = [r for r in results if r["opponent"] == name]
-        count = {k: sum(r["result"] == k for r in mine) for k in ("win", "draw", "loss")}
-        times = [t for r in mine for t in r["times"]]
-
-        def rate(games: list[dict]) -> str:
-            return f"{100 * sum(r['result'] == 'win' for r in games) / len(games):.0f}" if games else "-"
-
-        print(f"| {name} | {len(mine)} | {count['win']} | {count['draw']} | {count['loss']} | {rate(mine)} "
-              f"| {rate([r for r in mine if r['colour'] == 'red'])} "
-              f"| {rate([r for r in mine if r['colour'] == 'black'])} "
-              f"| {statistics.median(times):.2f} | {max(times):.2f} | {sum(r['illegal'] for r in mine)} |")
+          f"{platform.python_version()}), {wall:.0f} s wall; load average {load[0]:.2f} before, "
+          f"{load_after[0]:.2f} after.\n")
+    print("| player | opponent | games | wins | draws | losses | points % (95% interval) | Elo difference "
+          "| median / max s a move | illegal |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | --- | --- | --- | ---: |")
+    table: dict[tuple[str, str], Points] = {}
+    for a, b in pairs:
+        mine = [r for r in results if r["first"] == a and r["second"] == b]
+        pts = Points(*(sum(r["result"] == k for r in mine) for k in ("win", "draw", "loss")))
+        table[(a, b)] = pts
+        low, high = pts.interval()
+        times = [t for r in mine for t in r["times"]] or [0.0]
+        print(f"| {a} | {b} | {pts.games} | {pts.wins} | {pts.draws} | {pts.losses} | {100 * pts.score:.0f} "
+              f"({100 * low:.0f}-{100 * high:.0f}) | {elo(pts.score):+.0f} ({elo(low):+.0f} to {elo(high):+.0f}) "
+              f"| {statistics.median(times):.2f} / {max(times):.2f} | {sum(r['illegal'] for r in mine)} |")
+    anchor = "greedy" if any("greedy" in pair for pair in pairs) else pairs[0][1]
+    print(f"\n| player | Elo-style rating ({anchor} = 0) |\n| --- | ---: |")
+    for name, rating in sorted(ratings(table, anchor).items(), key=lambda x: -x[1]):
+        print(f"| {name} | {rating:+.0f} |")
     if args.records is not None:
         args.records.mkdir(parents=True, exist_ok=True)
         lost = [r for r in results if r["record"]]
         for r in lost:
-            (args.records / f"{r['opponent']}-{r['seed']}-{r['colour']}-{r['result']}.txt").write_text(r["record"])
+            name = f"{r['first']}-{r['second']}-{r['game']}-{r['colour']}-{r['result']}.txt".replace("@", "at")
+            (args.records / name).write_text(r["record"])
         print(f"\n{len(lost)} games not won written to {args.records}/")
     return 0
 

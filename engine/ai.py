@@ -1,24 +1,10 @@
-"""The computer player: alpha-beta search over the referee's own moves, judged by connection distance.
+"""The computer player: alpha-beta with iterative deepening over the referee's own moves (``engine.search``),
+judged by the connection race (``engine.evaluate``), candidates from the distance maps (``engine.candidates``).
 
-Every position in the search is the real ``Referee`` (``attempt`` then ``undo`` on a private copy),
-so turn order, missed turns, automatic passes, wins and draws are exactly the referee's. Only
-placements from ``board.legal_placements`` with the mover's pieces are ever tried, on the mover's turn.
-
-The evaluation is the race: the opponent's connection distance minus the mover's
-(``engine.analysis``), half a placement for having the move, a won position when the side to move
-is one placement away. The race counts only up to a lead of four placements: further ahead,
-hurting the opponent is worth nothing, and only the mover's own distance counts (weighted 0.6
-on its own, everywhere). Shutting an opponent out for good turns them into a pure blocker, and a
-blocker can cut a wave whose gaps need pieces its owner has run out of; far ahead, the computer
-builds its own wave instead. Two small terms were measured to matter against a player who blocks:
-spare cells on the shortest connections (a wide front survives one block) and the pieces kept in
-hand. Candidate moves are the placements on cells of a short connection of either player, ranked
-cheaply from the distance maps, plus the placements *beside* the opponent's shortest connections
-that lengthen it most (a blank edge facing a gap decides which pieces still fit there); the best
-few are evaluated and only those searched deeper (a beam). Levels: 1 plays the best evaluated
-move; 2 and 3 check the best three or six against the opponent's best replies, blocking ones
-included (two plies; searching deeper was measured to play worse with this evaluation). The time
-limit cuts the check short: the best move checked so far is played.
+Levels: 1 plays the best evaluated move; 2 checks the best three against the opponent's best replies
+(two plies); 3 deepens ply by ply over the best ``root_beam`` moves until the time (or node) budget
+is spent, and plays the best move of the deepest search (a cut-short iteration counts when it has
+already searched the previous best move). See the ``Computer`` docstring for the measured trials.
 
 >>> from thoughtwave.engine import Referee
 >>> referee = Referee()
@@ -35,46 +21,17 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from thoughtwave.engine.analysis import CELL_PORT, Paths, distance, paths, placeable_count, threats
-from thoughtwave.engine.board import FITS, piece_bits
-from thoughtwave.engine.cells import CELLS, SIZE
+from thoughtwave.engine.analysis import distance, placeable_count
+from thoughtwave.engine.board import piece_bits
+from thoughtwave.engine.evaluate import NO_PATH, Evaluator, Weights, decided, win_estimate
 from thoughtwave.engine.moves import Move
-from thoughtwave.engine.pieces import Colour, Kind, Piece
-from thoughtwave.engine.referee import Outcome, Referee
+from thoughtwave.engine.parallel import deepen_with, default_workers, parallel_deepen
+from thoughtwave.engine.pieces import Colour
+from thoughtwave.engine.referee import Referee
+from thoughtwave.engine.search import Limits, Search
 
-WIN = 1000.0
-_NO_PATH = 12          # a distance of None counts as this far: a little worse than any real path
-_TEMPO = 0.5           # having the move is worth half a placement in the race
-_DOUBLE_THREAT = 4.0   # each winning cell beyond the first, when the opponent has the move
-#: What a piece in hand is worth (times ``keep``): versatile pieces finish waves that bends cannot.
-_KIND_VALUE = {Kind.TERMINATOR: 0.5, Kind.BEND: 0.5, Kind.STRAIGHT: 1.0, Kind.JUNCTION: 1.5, Kind.CROSS: 2.5}
-
-
-def _hand_value(counts: dict[Kind, int]) -> float:
-    return sum(_KIND_VALUE[k] * n for k, n in counts.items())
-
-
-def _spare_cells(ref: Referee, maps: Paths) -> int:
-    """Empty cells on some shortest connection beyond the ones a single path needs (capped at 5)."""
-    d = maps.distance
-    if not d:
-        return 0
-    arms = ref.board.arms
-    a, b = maps.from_first, maps.to_second
-    on_path = 0
-    for i in range(SIZE * SIZE):
-        if arms[i]:
-            continue
-        n, e, s, w = CELL_PORT[i]
-        if min(a[n], a[e], a[s], a[w]) + min(b[n], b[e], b[s], b[w]) >= d:   # cannot lie on one
-            continue
-        if maps.through(i) == d:
-            on_path += 1
-    return min(on_path - d, 5)
-
-
-class _OutOfBudget(Exception):
-    """Raised inside the search when the time or node budget is spent."""
+__all__ = ["Choice", "Computer", "chooser", "greedy_move", "random_move", "win_estimate"]
+_NO_PATH = NO_PATH
 
 
 @dataclass(frozen=True)
@@ -93,44 +50,33 @@ class Choice:
         return {"move": str(self.move), "score": round(self.score, 3), "colour": self.colour.value}
 
 
-def win_estimate(value: float) -> float:
-    """Squash an evaluation (placements ahead in the race, or +-WIN) into [0, 1] for the mover.
-
-    Not a measured probability: 0.5 is an even race, about 0.82 one placement ahead, 1.0 a forced win.
-    """
-    if value >= WIN - 100:
-        return 1.0
-    if value <= -WIN + 100:
-        return 0.0
-    return 1.0 / (1.0 + math.exp(-1.5 * value))
-
-
 class Computer:
     """A computer player. ``choose(referee)`` returns a legal placement for the side to move.
 
     ``level``: 1 the best move by the evaluation alone; 2 checks the best three against the
-    opponent's replies (two plies); 3 the best ``root_beam`` (six). ``max_nodes`` caps the
-    positions evaluated (deterministic, for tests); ``seconds=None`` means no clock at all.
-    ``seed`` makes the tie-breaking between equal moves repeatable. The tuned knobs: ``beam``
-    (moves searched deeper per position), ``keep`` (weight of the pieces in hand), ``width``
-    (weight of spare cells on the shortest connections; 0 switches the term and its cost off),
-    ``blocks`` (placements beside the opponent's connection tried per position; 0: none),
-    ``lead`` (the race lead beyond which blocking is worth nothing; None: no cap) and ``own``
-    (weight of the mover's own distance beside the race). ``exact_threats`` checks, when a player
-    is one placement from connecting and the other is to move, whether any placement stops them (a
-    cross both waves need cannot be stopped: it connects both, and the mover wins); without it one
-    threat cell counts as blockable. ``plies`` stays 2: against the greedy
-    player, 3 plies (partial at 1 s) won 14/24 where 2 plies over the best six moves won 20/24,
-    and 2 plies over the best fourteen won 15/24. Measured with ``bench/ai.py`` against greedy
-    (40 games on seeds 1000-1039, then 60 on 5000-5059): blocks 12 alone 90%, with lead 4 and
-    own 0.6 100% and 97%; lead 2 / own 0.3 100% then 90%; own 1.0 95% with 2 losses; keep 0.3
-    or 0.6 (instead of 0.1) 88% and 72%.
+    opponent's replies (two plies); 3 deepens over the best ``root_beam`` until the budget is spent
+    (at most ``plies`` deep). ``seconds`` is the time a move (None: no clock); ``max_nodes`` caps the
+    positions evaluated (deterministic, for tests). ``seed`` makes the tie-breaking between equal
+    moves repeatable. The tuned knobs: ``beam`` (moves searched deeper per position), ``keep``,
+    ``width``, ``lead``, ``own``, ``exact_threats`` (the evaluation's ``Weights``) and ``blocks``
+    (placements beside the opponent's connection tried per position; 0: none). ``workers``: search
+    processes at level 3 (``engine.parallel``; default: the cores beyond two, at most two).
+
+    Trials (bench/ai.py against the two-ply searcher of issue 17 at 1 s a move, 8 games each on the
+    tuning seeds 1000-1003 unless said, openings of 2-4 random placements, the machine shared and
+    loaded 2-8): the old knobs (lead 4, own 0.6) 2 wins / 4 draws / 6 losses over 12 games (33%), the
+    same at two plies 3/1/4; no lead cap and own 0 drew all 8 (both sides block until the pieces run
+    out); no cap and own 0.6 2/3/3; no cap and own 0.3 3/4/1 (62%) and 2/5/1 on seeds 1100-1103;
+    own 0.2 with width 0.2 2/3/3; own 0.3 with extra weight on spare cells once the opponent cannot
+    connect 2/3/3. Speed, one search of a 16-placement position with a fixed depth: 2, 3 and 4 plies
+    took 123, 424 and 1763 evaluations (0.13, 0.58, 2.0 s) against the previous search's 231, 1038
+    and 4226 (0.26, 1.38, 7.2 s), choosing the same moves.
     """
 
     def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,
                  seed: int | None = None, beam: int = 10, keep: float = 0.1, width: float = 0.1,
-                 root_beam: int = 6, plies: int = 2, blocks: int = 12, lead: float | None = 4.0,
-                 own: float = 0.6, exact_threats: bool = True) -> None:
+                 root_beam: int = 6, plies: int = 12, blocks: int = 12, lead: float | None = None,
+                 own: float = 0.3, exact_threats: bool = True, workers: int | None = None) -> None:
         if level not in (1, 2, 3):
             raise ValueError(f"level must be 1, 2 or 3, not {level}")
         self.level = level
@@ -139,19 +85,11 @@ class Computer:
         self.beam = beam
         self.root_beam = root_beam
         self.plies = plies
-        self.keep = keep
-        self.width = width
         self.blocks = blocks
-        self.lead = lead
-        self.own = own
-        self.exact_threats = exact_threats
+        self.weights = Weights(keep=keep, width=width, lead=lead, own=own, exact_threats=exact_threats)
         self.rng = random.Random(seed)
-        self._deadline = math.inf
-        self._nodes = 0
-        self._limited = False
-        self._root: Colour = Colour.RED
+        self.workers = default_workers() if workers is None else max(1, workers)
 
-    # ---- the public face ---------------------------------------------------------------------
     def choose(self, referee: Referee) -> Move | None:
         """The move for the side to move, or None when the game is over."""
         choice = self.search(referee)
@@ -161,276 +99,37 @@ class Computer:
         """Search from the referee's position (left unchanged) and return the best move found."""
         if referee.over or referee.to_move is None:
             return None
+        start = time.monotonic()
         ref = copy.deepcopy(referee)       # the caller's referee is never touched, even on a crash
         mover = ref.to_move
         assert mover is not None
-        self._root = mover
-        self._nodes = 0
-        deadline = time.monotonic() + self.seconds if self.seconds is not None else math.inf
-        self._limited = False              # the first ranking always completes: there is always a move
-        ranked = self._ranked(ref, wide=True)
-        self._limited = True
-        self._deadline = deadline
+        evaluator = Evaluator(mover, self.weights)
+        limits = Limits(max_nodes=self.max_nodes, beam=self.beam, blocks=self.blocks)
+        search = Search(ref, evaluator, limits, self.rng)
+        ranked = search.ranked(0, 0, wide=True)     # always completes: there is always a move
         if not ranked:
             return None
         best_value, best_move = ranked[0]
         depth = 1
-        if self.level > 1 and abs(best_value) < WIN - 100 and len(ranked) > 1:
-            moves = [m for _, m in ranked[: self.root_beam if self.level == 3 else max(1, self.root_beam // 2)]]
-            for target in range(2, self.plies + 1):      # iterative deepening, the best move first
-                try:
-                    value, move = self._root_search(ref, moves, target)
-                except _OutOfBudget as out:
-                    if out.args and out.args[0] is not None:
-                        best_value, best_move = out.args[0]
-                    break
-                best_value, best_move, depth = value, move, target
-                if abs(value) >= WIN - 100:
-                    break
-                moves.remove(move)
-                moves.insert(0, move)
-        # the own-distance term is a plain offset for the estimate: count it from the root's distance
-        # so that an even race still reads about 0.5
-        root_distance = self._distance(ref, mover)
-        offset = self.own * (_NO_PATH if root_distance is None else root_distance)
-        return Choice(best_move, mover, win_estimate(best_value + offset), best_value, depth, self._nodes)
-
-    # ---- search -------------------------------------------------------------------------------
-    def _root_search(self, ref: Referee, moves: list[Move], depth: int) -> tuple[float, Move]:
-        alpha, best = -math.inf, None
-        for move in moves:
-            try:
-                value = self._after(ref, move, depth - 1, alpha, math.inf)
-            except _OutOfBudget:
-                raise _OutOfBudget(best) from None
-            if value > alpha:
-                alpha, best = value, (value, move)
-        assert best is not None
-        return best
-
-    def _after(self, ref: Referee, move: Move, depth: int, alpha: float, beta: float) -> float:
-        """The value (for the root's side) of playing ``move`` then searching ``depth`` more plies."""
-        verdict = ref.attempt(move)
-        assert verdict.outcome is Outcome.LEGAL, verdict.reason
-        try:
-            return self._value(ref, depth, alpha, beta)
-        finally:
-            ref.undo()
-
-    def _value(self, ref: Referee, depth: int, alpha: float, beta: float) -> float:
-        if ref.over or depth == 0:
-            return self._evaluate(ref)
-        ranked = self._ranked(ref, wide=False)
-        if not ranked:
-            return self._evaluate(ref)
-        maximising = ref.to_move is self._root
-        if depth == 1:      # the ranking already evaluated every child: no need to play them again
-            values = [v if maximising else -v for v, _ in ranked]
-            return max(values) if maximising else min(values)
-        best = -math.inf if maximising else math.inf
-        for _, move in ranked[: self.beam]:
-            value = self._after(ref, move, depth - 1, alpha, beta)
-            if maximising:
-                best = max(best, value)
-                alpha = max(alpha, value)
+        search.limited = True
+        limits.deadline = start + self.seconds if self.seconds is not None else math.inf
+        if self.level > 1 and not decided(best_value) and len(ranked) > 1:
+            width = self.root_beam if self.level == 3 else max(1, self.root_beam // 2)
+            plies = self.plies if self.level == 3 else 2
+            moves = [m for _, m in ranked[:width]]
+            if self.workers > 1 and self.level == 3:
+                left = None if self.seconds is None else max(0.0, limits.deadline - time.monotonic())
+                found, nodes = parallel_deepen(ref, self.weights, limits, left, self.rng.randrange(1 << 30),
+                                               moves, plies, self.workers)
+                search.nodes += nodes
+                if found is not None:
+                    depth, best_value, best_move = found
             else:
-                best = min(best, value)
-                beta = min(beta, value)
-            if alpha >= beta:
-                break
-        return best
-
-    def _tick(self) -> None:
-        self._nodes += 1
-        if not self._limited:
-            return
-        if self.max_nodes is not None and self._nodes > self.max_nodes:
-            raise _OutOfBudget(None)
-        if self._nodes & 3 == 0 and time.monotonic() > self._deadline:
-            raise _OutOfBudget(None)
-
-    # ---- evaluation -----------------------------------------------------------------------------
-    def _paths(self, ref: Referee, colour: Colour) -> Paths:
-        counts = ref.inventory[colour]
-        return paths(ref.board, ref.rules.sides(colour), piece_bits(counts), placeable_count(counts))
-
-    def _evaluate(self, ref: Referee) -> float:
-        """The position's value for the root's side (positive: the root is ahead)."""
-        self._tick()
-        me = self._root
-        if ref.winner is not None:
-            return WIN if ref.winner is me else -WIN
-        if ref.draw:
-            return 0.0
-        if not self.width:
-            return self._race(ref, me, self._distance(ref, me), self._distance(ref, me.other))
-        mine, theirs = self._paths(ref, me), self._paths(ref, me.other)
-        value = self._race(ref, me, mine.distance, theirs.distance)
-        if abs(value) < WIN - 100:
-            value += self.width * (_spare_cells(ref, mine) - _spare_cells(ref, theirs))
-        return value
-
-    def _race(self, ref: Referee, me: Colour, mine: int | None, theirs: int | None) -> float:
-        to_move = ref.to_move
-        if mine == 1 and to_move is me:
-            return WIN - 1
-        if theirs == 1 and to_move is me.other:
-            return -(WIN - 1)
-        if mine is None and theirs is None:
-            return 0.0
-        mine_n = _NO_PATH if mine is None else mine
-        theirs_n = _NO_PATH if theirs is None else theirs
-        race = theirs_n - mine_n
-        if self.lead is not None and race > self.lead:
-            race = self.lead
-        value = race - self.own * mine_n + (_TEMPO if to_move is me else -_TEMPO)
-        # versatile pieces kept for later make the last placements possible (bends alone often fail)
-        value += self.keep * (_hand_value(ref.inventory[me]) - _hand_value(ref.inventory[me.other]))
-        # One block stops one threat: a player one placement away on several cells, with the other
-        # side to move, is close to winning; when no placement stops them at all, they have won.
-        if mine == 1:
-            cells = self._threat_cells(ref, me)
-            if cells and self.exact_threats and not self._can_stop(ref, me, cells):
-                return WIN - 2
-            value += _DOUBLE_THREAT * (len(cells) - 1)
-        if theirs == 1:
-            cells = self._threat_cells(ref, me.other)
-            if cells and self.exact_threats and not self._can_stop(ref, me.other, cells):
-                return -(WIN - 2)
-            value -= _DOUBLE_THREAT * (len(cells) - 1)
-        return value
-
-    def _threat_cells(self, ref: Referee, colour: Colour) -> set[int]:
-        found = threats(ref.board, ref.rules.sides(colour), ref.available(colour))
-        return {m.cell.index for m in found}
-
-    def _can_stop(self, ref: Referee, threat: Colour, cells: set[int]) -> bool:
-        """Whether the other side (to move) has a placement after which ``threat`` has no winning
-        placement left (or that wins outright). ``cells``: the threat's winning cells. Only
-        placements on or beside a winning cell can stop one, so only those are tried; the first
-        that stops it answers."""
-        board = ref.board
-        sides, theirs = ref.rules.sides(threat), ref.available(threat)
-        defender = threat.other
-        own_sides, available = ref.rules.sides(defender), ref.available(defender)
-        near = cells | {n.index for i in cells for _, n in CELLS[i].neighbours() if not board.arms[n.index]}
-        for move in board.placements_at(near, available):
-            board.push(move)
-            try:
-                joined = board.sides_joined(move.cell)
-                if joined & own_sides == own_sides:
-                    return True               # the defender wins with it
-                if joined & sides == sides:
-                    continue                  # it would connect the threat instead
-                if not threats(board, sides, theirs):
-                    return True
-            finally:
-                board.pop()
-        return False
-
-    def _distance(self, ref: Referee, colour: Colour) -> int | None:
-        counts = ref.inventory[colour]
-        return distance(ref.board, ref.rules.sides(colour), piece_bits(counts), placeable_count(counts))
-
-    # ---- candidates ------------------------------------------------------------------------------
-    def _blocks(self, ref: Referee, theirs: Paths, available: int) -> list[Move]:
-        """The mover's best placements *beside* the opponent's shortest connections: a piece there
-        decides which pieces still fit on the connection's empty cells (a blank edge facing a gap
-        that only a straight could then fill, when the opponent has none left, cuts the wave).
-        Ranked by the opponent's distance after the placement; the ``blocks`` best that lengthen it."""
-        mover = ref.to_move
-        assert mover is not None
-        d = theirs.distance
-        assert d is not None
-        board = ref.board
-        arms = board.arms
-        on_path = [i for i in range(SIZE * SIZE) if not arms[i] and theirs.through(i) <= d]
-        beside = {n.index for i in on_path for _, n in CELLS[i].neighbours() if not arms[n.index]}
-        beside.difference_update(on_path)
-        counts = ref.inventory[mover.other]
-        sides, bits, left = ref.rules.sides(mover.other), piece_bits(counts), placeable_count(counts)
-        found: list[tuple[float, Move]] = []
-        for move in board.placements_at(beside, available):
-            board.push(move)
-            try:
-                after = distance(board, sides, bits, left)
-            finally:
-                board.pop()
-            gain = (_NO_PATH if after is None else after) - d
-            if gain > 0:
-                found.append((gain + self.rng.random() * 0.1, move))
-        found.sort(key=lambda x: -x[0])
-        return [m for _, m in found[: self.blocks]]
-
-    def _ranked(self, ref: Referee, wide: bool) -> list[tuple[float, Move]]:
-        """Candidate moves for the side to move, best first, each with its evaluation for the mover.
-
-        A winning placement, when there is one, is the only candidate.
-        """
-        mover = ref.to_move
-        assert mover is not None
-        mine, theirs = self._paths(ref, mover), self._paths(ref, mover.other)
-        available = ref.available(mover)
-        board = ref.board
-        arms, fixed, need = board.arms, board.fixed, board.need
-        scored: list[tuple[float, Move]] = []
-        d_mine = mine.distance if mine.distance is not None else _NO_PATH
-        d_theirs = theirs.distance if theirs.distance is not None else _NO_PATH
-        forced: set[int] = set()
-        if d_theirs <= 2:
-            # the opponent is close: every cell on or next to their short connections is a candidate
-            for i in range(SIZE * SIZE):
-                if not arms[i] and theirs.through(i) <= d_theirs:
-                    forced.add(i)
-                    for _, n in CELLS[i].neighbours():
-                        if not arms[n.index]:
-                            forced.add(n.index)
-        for i in range(SIZE * SIZE):
-            if arms[i]:
-                continue
-            bits = FITS[fixed[i]][need[i]] & available
-            if not bits:
-                continue
-            through_mine = mine.through(i)
-            through_theirs = theirs.through(i)
-            on_mine = through_mine <= d_mine + 1
-            on_theirs = through_theirs <= d_theirs
-            if not (on_mine or on_theirs or i in forced):
-                continue
-            for piece_arms in range(1, 16):
-                if not bits >> piece_arms & 1:
-                    continue
-                after_mine = mine.through(i, piece_arms)
-                if after_mine == 0:        # joins the mover's sides: nothing else matters
-                    return [(WIN, Move(Piece(piece_arms), CELLS[i]))]
-                after_theirs = theirs.through(i, piece_arms)
-                gain = d_mine - min(d_mine, after_mine)
-                helps = d_theirs - min(d_theirs, after_theirs)
-                blocks = 1 if on_theirs and after_theirs >= d_theirs else 0
-                cheap = 2 * gain - 3 * helps + blocks + (2 if i in forced else 0) + self.rng.random() * 0.1
-                scored.append((cheap, Move(Piece(piece_arms), CELLS[i])))
-        if not scored:      # nothing near any connection (a blocked board): any legal placement will do
-            scored = [(self.rng.random(), m) for m in board.legal_placements(available)]
-        scored.sort(key=lambda x: -x[0])
-        keep = len(scored) if wide and len(scored) <= 80 else (60 if wide else 2 * self.beam + 4)
-        forced_moves = [m for _, m in scored[keep:] if m.cell.index in forced]
-        shortlist = [m for _, m in scored[:keep]] + forced_moves
-        if self.blocks and theirs.distance is not None:
-            seen = set(shortlist)
-            shortlist += [m for m in self._blocks(ref, theirs, available) if m not in seen]
-        out: list[tuple[float, Move]] = []
-        for move in shortlist:
-            verdict = ref.attempt(move)
-            assert verdict.outcome is Outcome.LEGAL, verdict.reason
-            try:
-                value = self._evaluate(ref)
-            finally:
-                ref.undo()
-            if mover is not self._root:
-                value = -value
-            out.append((value + self.rng.random() * 1e-3, move))
-        out.sort(key=lambda x: -x[0])
-        return out
+                ref_moves = deepen_with(search, moves, plies)
+                if ref_moves:
+                    depth, best_value, best_move = ref_moves[-1]
+        score = win_estimate(best_value + evaluator.offset(ref))
+        return Choice(best_move, mover, score, best_value, depth, search.nodes)
 
 
 # ---- simple players to measure against (bench/ai.py, tests) ----------------------------------------

@@ -74,7 +74,7 @@ _EMPTY_REACH_CACHE: dict[int, tuple[int, int, int, int]] = {}
 _NO_REACH = (0, 0, 0, 0)
 
 
-def _empty_reach(bits: int) -> tuple[int, int, int, int]:
+def empty_reach(bits: int) -> tuple[int, int, int, int]:
     """For a set of pieces that may go on an empty cell: from side k, the sides one piece also reaches."""
     found = _EMPTY_REACH_CACHE.get(bits)
     if found is None:
@@ -109,7 +109,7 @@ def crossing(board: Board, available: int) -> Crossing:
             cost.append(0)
         else:
             bits = FITS[fixed[i]][need[i]] & available
-            reach.append(_empty_reach(bits) if bits else _NO_REACH)
+            reach.append(empty_reach(bits) if bits else _NO_REACH)
             cost.append(1)
     return Crossing(reach, cost)
 

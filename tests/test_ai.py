@@ -248,3 +248,52 @@ def test_play_against_the_computer_lets_it_move_first_as_red(monkeypatch, capsys
     out = capsys.readouterr().out
     assert "Red (computer) plays" in out
     assert "Red laid" in out and "Illegal" not in out and "Not a move" not in out
+
+
+def test_a_side_the_move_cannot_touch_keeps_its_figures_exactly():
+    # Candidates.unchanged lets the evaluation skip a side's distance maps: it must never change a value
+    from thoughtwave.engine.candidates import Candidates
+    from thoughtwave.engine.evaluate import Evaluator, Weights
+
+    rng = random.Random(7)
+    reused = 0
+    for _ in range(12):
+        referee = Referee()
+        for _ in range(rng.randint(4, 30)):
+            if referee.over:
+                break
+            referee.attempt(greedy_move(referee, rng) if rng.random() < 0.7 else random_move(referee, rng))
+        if referee.over:
+            continue
+        candidates = Candidates(referee, rng, keep=24, blocks=12)
+        evaluator = Evaluator(referee.to_move, Weights())
+        for move in candidates.moves + candidates.blocks():
+            known = candidates.unchanged(move)
+            reused += len(known)
+            referee.attempt(move)
+            assert evaluator.value(referee, known) == evaluator.value(referee), move
+            referee.undo()
+    assert reused > 0
+
+
+def test_a_bigger_budget_searches_deeper():
+    referee = Referee()
+    rng = random.Random(3)
+    for _ in range(12):
+        referee.attempt(greedy_move(referee, rng))
+    small = Computer(seconds=None, max_nodes=300, seed=1, workers=1).search(referee)
+    large = Computer(seconds=None, max_nodes=2000, seed=1, workers=1).search(referee)
+    assert small is not None and large is not None
+    assert large.depth > small.depth >= 2
+
+
+def test_two_search_processes_give_a_legal_move_and_take_a_win():
+    referee = Referee()
+    rng = random.Random(5)
+    for _ in range(10):
+        referee.attempt(greedy_move(referee, rng))
+    choice = Computer(seconds=None, max_nodes=150, seed=2, workers=2).search(referee)
+    assert choice is not None and choice.depth >= 2
+    assert referee.attempt(choice.move).outcome is Outcome.LEGAL
+    referee = red_one_away(black_to_move=False)
+    assert referee.attempt(Computer(seconds=None, max_nodes=150, workers=2).choose(referee)).winner is Colour.RED
