@@ -27,7 +27,7 @@ Everything is computed on whole arrays (the 100 cells at once); the steps are:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -35,6 +35,7 @@ import numpy as np
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import Colour, Piece
 from thoughtwave.vision.artwork import TILE, TileGeometry
+from thoughtwave.vision.causes import CLIPPED_LEVEL, Cause, CellLight, blur_cause, diagnose, sharpness
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.reading import BoardReading, CellReading
 from thoughtwave.vision.tileframe import (
@@ -90,8 +91,10 @@ def _is_number(value: object) -> bool:
 class TileReadout:
     """The reader's arrays, indexed [row, col]: ``state`` 0 empty, 1 tile, 2 unreadable; ``arms``
     (bit mask), ``red`` (bool), ``confidence``, ``occluded``; tile ``centre`` (x, y) and ``angle``
-    (radians) in grid-image pixels, for overlays and diagnosis; ``why`` says why a cell is unreadable;
-    ``paper_white`` is the board's median paper white (BGR) in the grid image."""
+    (radians) in grid-image pixels, for overlays and diagnosis; ``why`` says why a cell is unreadable
+    (the reader's own words), ``causes`` the cause a player can fix (``vision.causes``) where one shows;
+    ``paper_white`` is the board's median paper white (BGR) in the grid image; ``sharpness`` the grid
+    image's edge width when it was measured (a frame with an unreadable cell)."""
 
     state: np.ndarray
     arms: np.ndarray
@@ -102,6 +105,8 @@ class TileReadout:
     angle: np.ndarray
     why: dict[Cell, str]
     paper_white: np.ndarray | None = None
+    causes: dict[Cell, Cause] = field(default_factory=dict)
+    sharpness: float | None = None
 
     def cells(self) -> dict[Cell, CellReading]:
         """All 100 cells as ``CellReading``s."""
@@ -121,7 +126,8 @@ class TileReadout:
     def board_reading(self, ms: float = 0.0) -> BoardReading:
         """The ``BoardReading`` for a found board."""
         occluded = frozenset(c for c in CELLS if self.occluded[c.row, c.col])
-        return BoardReading(True, self.cells(), occluded=bool(occluded), occluded_cells=occluded, ms=ms)
+        return BoardReading(True, self.cells(), occluded=bool(occluded), occluded_cells=occluded, ms=ms,
+                            causes=dict(self.causes))
 
 
 # -- the reader ----------------------------------------------------------------------------------
@@ -167,6 +173,7 @@ class TileReader:
         self.paper_white = median - 1.0
         ratio = white / median
         luma = ratio.mean(axis=2)
+        self._white_luma = luma           # quarter size: where the light is dim or bright (vision.causes)
         valid = ((luma > 0.55) & (luma < 1.6)
                  & (ratio.max(axis=2) < 1.3 * ratio.min(axis=2))).astype(np.float32)
         if not valid.all():
@@ -335,8 +342,13 @@ class TileReader:
         return out
 
     # Step 4 --------------------------------------------------------------------------------------
-    def read(self, grid: np.ndarray) -> TileReadout:
-        """Read all 100 cells of a grid image (BGR uint8, ``geometry.size`` square)."""
+    def read(self, grid: np.ndarray, cell_px: np.ndarray | None = None,
+             sharp_reference: float | None = None) -> TileReadout:
+        """Read all 100 cells of a grid image (BGR uint8, ``geometry.size`` square).
+
+        For the causes of unreadable cells (``TileReadout.causes``): ``cell_px`` is each cell's width in
+        the camera's picture (by ``Cell.index``), ``sharp_reference`` the edge width of recent sharp frames
+        (``TileReadout.sharpness``), so that a drop in sharpness shows."""
         mdl = self.model
         norm, glare = self.normalise(grid)
         cream, redness, not_paper, other = self.classes(norm)
@@ -416,9 +428,33 @@ class TileReader:
         for i in np.flatnonzero(state == 2):
             why[CELLS[i]] = ("it overlaps a neighbouring tile as read" if crowded[i] else
                              _why(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual))
-        return TileReadout(state.reshape(10, 10), arms.reshape(10, 10), red.reshape(10, 10),
-                           confidence.reshape(10, 10).astype(np.float32), occluded.reshape(10, 10),
-                           np.stack([cx, cy], axis=-1), angle, why, self.paper_white)
+        readout = TileReadout(state.reshape(10, 10), arms.reshape(10, 10), red.reshape(10, 10),
+                              confidence.reshape(10, 10).astype(np.float32), occluded.reshape(10, 10),
+                              np.stack([cx, cy], axis=-1), angle, why, self.paper_white)
+        if why:
+            sharp = sharpness(grid)
+            readout.sharpness = sharp.width
+            readout.causes = diagnose(state == 2, occluded, glare.ravel(), self.cell_light(grid),
+                                      blur_cause(sharp, self.geometry.px_per_cell, sharp_reference), cell_px,
+                                      mdl.glare_max)
+        return readout
+
+    def cell_light(self, grid: np.ndarray) -> CellLight:
+        """How the light falls on each cell of ``grid``, as the last ``normalise`` of it measured (shade
+        and brightness) plus the share clipped white; see ``vision.causes.CellLight``."""
+        p, m = self.geometry.px_per_cell, self.geometry.margin_px
+        q = p / 4
+        centres = (m / 4 + (np.arange(10) + 0.5) * q).astype(int)
+        luma = self._white_luma
+        at = np.ix_(centres, centres)
+        # The dimmest light around each cell's middle (3x3 quarter-size pixels: most of the middle), and
+        # how much the light changes across the cell and its rim (5x5: a shadow's edge runs through it).
+        box = cv2.erode(luma, np.ones((3, 3), np.uint8))[at].ravel()
+        five = np.ones((5, 5), np.uint8)
+        edge = (cv2.erode(luma, five)[at] / np.maximum(cv2.dilate(luma, five)[at], 1e-3)).ravel()
+        paper = box * float(np.mean(self.paper_white + 1.0))
+        clipped = self._cell_shares(np.ascontiguousarray(grid.min(axis=2) >= CLIPPED_LEVEL), 0.0, 1.0)
+        return CellLight(box.astype(np.float32), paper.astype(np.float32), clipped, edge.astype(np.float32))
 
 
 def _why(i: int, occluded: np.ndarray, occupied: np.ndarray, contrast: np.ndarray, mdl: ColourModel,
