@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from thoughtwave.calibration.checks import BLACK_SAMPLE, RED_SAMPLE, Samples, run_all
+from thoughtwave.calibration.checks import BLACK_SAMPLE, RED_SAMPLE, LightMap, Samples, light_map, run_all
 from thoughtwave.calibration.profile import CheckResult, Profile
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.vision.artwork import BoardLayout
@@ -30,15 +30,18 @@ SAMPLE_BODY = 0.3
 
 @dataclass
 class Calibration:
-    """The outcome: every check, and the profile (None when no board was found)."""
+    """The outcome: every check, the profile (None when no board was found) and the glare and shadow
+    map of the board (None without a board; its verdict is ``light.check``, also a condition of ``ok``)."""
 
     checks: list[CheckResult]
     profile: Profile | None
+    light: LightMap | None = None
 
     @property
     def ok(self) -> bool:
-        """Whether every check passed (warnings allowed)."""
-        return self.profile is not None and all(c.ok for c in self.checks)
+        """Whether every check passed (warnings allowed), the light map's included."""
+        return (self.profile is not None and all(c.ok for c in self.checks)
+                and (self.light is None or self.light.check.ok))
 
 
 def _cell_block(a: np.ndarray, cell: Cell, p: int, m: int, inset: float = 0.1) -> np.ndarray:
@@ -109,6 +112,7 @@ def calibrate_image(image: np.ndarray, layout: BoardLayout | None = None, lens: 
     grid = finder.warp(image, found.pose)
     reader = TileReader(finder.geometry, tile=finder.layout.tile)
     normalised, _glare = reader.normalise(grid)
+    lights = light_map(reader.cell_light(grid))
     samples = measure_samples(normalised, finder.geometry.px_per_cell, finder.geometry.margin_px)
     checks = lens_checks + run_all(image, finder, found, grid, samples)
     colour_ok = next(c.ok for c in checks if c.name == "colour separation")
@@ -122,7 +126,7 @@ def calibrate_image(image: np.ndarray, layout: BoardLayout | None = None, lens: 
         checks=tuple(checks),
         created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     )
-    return Calibration(checks, profile)
+    return Calibration(checks, profile, lights)
 
 
 def calibrate_frames(frames: Iterable[np.ndarray], layout: BoardLayout | None = None,
@@ -133,7 +137,8 @@ def calibrate_frames(frames: Iterable[np.ndarray], layout: BoardLayout | None = 
     best_score: tuple = ()
     for image in frames:
         result = calibrate_image(image, layout, lens)
-        score = (result.profile is not None, sum(c.ok for c in result.checks), -sum(c.warning for c in result.checks))
+        checks = result.checks + ([result.light.check] if result.light is not None else [])
+        score = (result.profile is not None, sum(c.ok for c in checks), -sum(c.warning for c in checks))
         if best is None or score >= best_score:
             best, best_score = result, score
     if best is None:
