@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,6 +18,7 @@ from thoughtwave.calibration.checks import BLACK_SAMPLE, RED_SAMPLE, LightMap, S
 from thoughtwave.calibration.profile import CheckResult, Profile
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.vision.artwork import BoardLayout
+from thoughtwave.vision.camera_control import Lockable
 from thoughtwave.vision.finder import BoardFinder
 from thoughtwave.vision.tiles import ColourModel, TileReader
 
@@ -127,6 +128,17 @@ def calibrate_image(image: np.ndarray, layout: BoardLayout | None = None, lens: 
         created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     )
     return Calibration(checks, profile, lights)
+
+
+def lock_camera(profile: Profile, source: Lockable) -> Profile:
+    """After calibrating on the empty board: measure what the camera's automatics settled on, hold the
+    camera there, and give ``profile`` with those settings (``Profile.camera``), so that the next start
+    opens the camera locked the same way (``open_source(..., settings=profile.camera_settings())``).
+    Measuring again on request is the same call (the source hands control back to the automatics
+    first with ``unlock``; ``remeasure`` also waits for them to settle)."""
+    settings = source.measure()
+    source.lock(settings)
+    return replace(profile, camera=settings.to_json())
 
 
 def calibrate_frames(frames: Iterable[np.ndarray], layout: BoardLayout | None = None,
