@@ -48,6 +48,15 @@ from thoughtwave.vision.tilemodel import ColourModel, TileReadout
 
 __all__ = ["ColourModel", "TileReader", "TileReadout"]
 
+#: A pixel whose every channel is at least this is washed out (glare, over-exposure): its ink is lost.
+WASHED_LEVEL = 250
+#: ... and so is a rim this wide (share of a cell) around such pixels.
+WASHED_RIM = 0.08
+#: A sample region with less than this share left after washed-out pixels is not read ...
+WASHED_REGION = 0.6
+#: ... nor one whose clipped share is this much above its hub's (blank ink washed to look like cream).
+WASHED_BEYOND_HUB = 0.25
+
 
 # -- the reader ----------------------------------------------------------------------------------
 
@@ -71,6 +80,9 @@ class TileReader:
         # A finger is most of a cell wide; the blurred rim of a wave is a few pixels.
         k = int(round(0.3 * p)) | 1
         self._open_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        # Glare falls off over a few pixels: the rim of a washed-out patch is lifted too.
+        w = int(round(WASHED_RIM * p)) | 1
+        self._washed_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (w, w))
         # Cell centres (x, y) in grid-image pixels, as (10, 10) arrays.
         m = self.geometry.margin_px
         idx = np.arange(10, dtype=np.float32)
@@ -279,37 +291,65 @@ class TileReader:
         cx, cy, peak = self._centres(self._hub_response(cream))
         centred = (peak > 0).ravel()
         angle = self._angles(cream, cx, cy)
-        # Cream and redness travel together through one remap.
-        patches = self._patches(np.dstack([cream, redness]), cx, cy, angle)
-        flat = patches.reshape(100, PATCH * PATCH, 2)
-        means = self.sampling.region_means(flat[..., 0])            # (100, regions) cream levels
-        red_means = self.sampling.region_means(flat[..., 1])
+        # Glare can wash part of a tile out to paper white: there its ink says nothing, so those samples
+        # (and a rim around them, lifted but not yet clipped) are left out of every level below, and the
+        # tile is read from its other arm halves and corner dots when enough of them remain.
+        clipped = grid.min(axis=2) >= WASHED_LEVEL
+        middle_washed = self._cell_shares(clipped, 0.18, 0.82)
         col = {name: k for k, name in enumerate(self.sampling.regions)}
+        # Cream, redness and what is washed out travel together through one remap.
+        channels = [cream, redness]
+        if clipped.any():
+            channels.append(np.dstack([clipped, cv2.dilate(clipped.view(np.uint8), self._washed_kernel)]))
+        patches = self._patches(np.dstack(channels).astype(np.float32), cx, cy, angle)
+        flat = patches.reshape(100, PATCH * PATCH, -1)
+        suspect = np.zeros((100, len(col)), bool)
+        valid = np.ones(flat.shape[:2], np.float32)
+        glare_seen = np.zeros(100, bool)
+        if clipped.any():
+            clip_share = self.sampling.region_means(flat[..., 2])
+            # Clipped cream is still cream (an over-exposed picture clips the hub and the waves alike). A
+            # tile is under glare where its dark body clips: there the clipped samples and their rim say
+            # nothing. A region clipped well beyond its hub may be blank ink washed to cream: not read.
+            glared = clip_share[:, col["body"]] > 0.02
+            valid = np.where(glared[:, None], flat[..., 3] < 0.5, True).astype(np.float32)
+            suspect = clip_share > clip_share[:, col["hub"]][:, None] + WASHED_BEYOND_HUB
+            suspect[:, [col["body"], col["hub"]]] = False        # the body is masked above; the hub is cream
+            glare_seen = glared | suspect.any(axis=1)
+        seen = self.sampling.region_means(valid)                    # (100, regions) share not washed out
+        means = self.sampling.region_means(flat[..., 0] * valid) / np.maximum(seen, 1e-3)
+        red_means = self.sampling.region_means(flat[..., 1] * valid) / np.maximum(seen, 1e-3)
+        kept = (seen >= WASHED_REGION) & ~suspect
 
         body_level = means[:, col["body"]]
-        hub_level = means[:, col["hub"]]
-        contrast = hub_level - body_level
+        # The hub is cream: washed out, it still reads as cream.
+        hub_level = self.sampling.region_means(flat[..., 0])[:, col["hub"]]
+        contrast = np.where(kept[:, col["body"]], hub_level - body_level, 0.0)
         scale = np.maximum(contrast, 1e-3)[:, None]
         arm_cols = [col[f"arm_{d}_{part}"] for part in ("in", "out") for d in "nesw"]
         arm_levels = ((means[:, arm_cols] - body_level[:, None]) / scale).reshape(100, 2, 4)
+        flank_cols = [col[f"flank_{d}_{part}"] for part in ("in", "out") for d in "nesw"]
+        # The same against the body right beside each half: where the two disagree about wave or blank
+        # (a glare spot lifting a blank arm with its flanks), the half is in doubt.
+        local = ((means[:, arm_cols] - means[:, flank_cols]) / scale).reshape(100, 2, 4)
+        arm_levels = np.where((local > 0.5) == (arm_levels > 0.5), arm_levels, 0.5)
+        arm_kept = kept[:, arm_cols].reshape(100, 2, 4) & kept[:, flank_cols].reshape(100, 2, 4)
         corners = ("nw", "ne", "se", "sw")
         dot_levels = (means[:, [col[f"dot_{k}"] for k in corners]]
                       - means[:, [col[f"ring_{k}"] for k in corners]]) / scale
-        # Blur leaves a small dot a fraction of its contrast; the mean of four is steadier than any one.
-        dots = dot_levels.mean(axis=1)
-        has_arm = arm_levels > 0.5
-        arms = (has_arm[:, 0] * np.array(ARM_BITS)).sum(axis=1)
-        # Inner and outer halves must agree, and every half must be clearly wave or clearly blank.
-        arms_agree = (has_arm[:, 0] == has_arm[:, 1]).all(axis=1)
-        arm_margin = np.where(arms_agree, np.abs(arm_levels - 0.5).min(axis=(1, 2)) * 2, 0.0)
+        dot_kept = kept[:, [col[f"dot_{k}"] for k in corners]] & kept[:, [col[f"ring_{k}"] for k in corners]]
+        # Blur leaves a small dot a fraction of its contrast; the mean of those seen is steadier than any one.
+        dots = np.where(dot_kept, dot_levels, 0.0).sum(axis=1) / np.maximum(dot_kept.sum(axis=1), 1)
+        arms, arm_margin = self._arms(arm_levels, arm_kept, glare_seen | (glare.ravel() > mdl.glare_max))
 
-        # Colour, cue 1: the body's hue. Cue 2: the corner dots. Both must say the same.
+        # Colour, cue 1: the body's hue. Cue 2: the corner dots (two at least, seen). Both must say the same.
         body_red = red_means[:, col["body"]]
         hue_red = body_red > mdl.redness_split
         hue_margin = np.clip(np.abs(body_red - mdl.redness_split) / mdl.redness_split, 0, 1)
         # Blur takes much of a small dot's contrast; a black tile's corners stay at body level.
-        dots_red = (dots > mdl.dot_red_min) & (dot_levels.min(axis=1) > 0)
-        dots_black = dots < mdl.dot_black_max
+        dots_seen = dot_kept.sum(axis=1) >= 2
+        dots_red = dots_seen & (dots > mdl.dot_red_min) & (np.where(dot_kept, dot_levels, np.inf).min(axis=1) > 0)
+        dots_black = dots_seen & (dots < mdl.dot_black_max)
         dot_margin = np.where(dots_red, (dots - mdl.dot_red_min) / mdl.dot_red_min,
                               (mdl.dot_black_max - dots) / mdl.dot_black_max)
         hue_sure = np.abs(body_red - mdl.redness_split) > mdl.redness_gap
@@ -319,7 +359,9 @@ class TileReader:
         # The patch must look like the ideal picture of what was read.
         scaled = np.clip((flat[..., 0] - body_level[:, None]) / scale, 0, 1)
         ideal = self.sampling.ideal[arms, red.astype(int)].reshape(100, -1)
-        residual = np.abs(scaled - ideal)[:, RESIDUAL_INDEX].mean(axis=1)
+        weight = valid[:, RESIDUAL_INDEX]
+        residual = ((np.abs(scaled - ideal)[:, RESIDUAL_INDEX] * weight).sum(axis=1)
+                    / np.maximum(weight.sum(axis=1), 1.0))
 
         occluded = (cell_other > mdl.other_max).ravel()
         occupied = middle_body > mdl.occupied_min
@@ -331,8 +373,13 @@ class TileReader:
         # explains does not count against the cell being empty.
         unexplained = not_paper & (self._footprints(tile_ok, cx, cy, angle, grid.shape[:2]) == 0)
         middle_unexplained = self._cell_shares(unexplained, 0.18, 0.82)
-        # Empty is said only where a tile would have shown: not under measurable glare.
-        empty = (middle_unexplained < mdl.empty_max) & (middle_other < 0.02) & (glare.ravel() < mdl.glare_max)
+        # Empty is said only where a tile would have shown: not under measurable glare, nor where the
+        # middle is washed out (a tile there would be paper white too).
+        # What is not clipped of a half-washed middle must be clean paper by itself: a tile's lifted ink
+        # shows there before the rest clips.
+        unclipped = np.maximum(1.0 - middle_washed, 0.25)
+        empty = ((middle_unexplained / unclipped < mdl.empty_max) & (middle_other < 0.02)
+                 & (glare.ravel() < mdl.glare_max))
         state = np.where(tile_ok, 1, np.where(empty & ~occluded, 0, 2))
 
         empty_conf = np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1)
@@ -357,6 +404,26 @@ class TileReader:
                                       blur_cause(sharp, self.geometry.px_per_cell, sharp_reference), cell_px,
                                       mdl.glare_max)
         return readout
+
+    def _arms(self, levels: np.ndarray, kept: np.ndarray, glare: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each tile's arms (bit mask) and the margin they were read with (0: in doubt), from the (100, 2, 4)
+        scaled levels of each arm's inner and outer half, which halves were seen (``kept``) and which
+        tiles lie under glare.
+
+        An arm is read from its halves seen, which must agree, each clearly wave or blank. Under glare one
+        half clearly blank reads the arm blank even when the other is in doubt: glare only lifts dark ink
+        toward cream, never the other way, so "blank" survives it and "wave" does not."""
+        has_arm = levels > 0.5
+        sure = np.abs(levels - 0.5) * 2
+        # Each arm from its inner half, or its outer half where the inner one is washed out.
+        bit = np.where(kept[:, 0], has_arm[:, 0], has_arm[:, 1])
+        agree = (has_arm[:, 0] == has_arm[:, 1]) | ~kept.all(axis=1)
+        margin = np.where(agree & kept.any(axis=1), np.where(kept, sure, np.inf).min(axis=1), 0.0)   # (100, 4)
+        clear_blank = np.where(kept & ~has_arm, sure, 0.0).max(axis=1)
+        rescue = glare[:, None] & (margin <= self.model.arm_margin) & (clear_blank > self.model.arm_margin)
+        bit = np.where(rescue, False, bit)
+        margin = np.where(rescue, clear_blank, margin)
+        return (bit * np.array(ARM_BITS)).sum(axis=1), margin.min(axis=1)
 
     def cell_light(self, grid: np.ndarray) -> CellLight:
         """How the light falls on each cell of ``grid``, as the last ``normalise`` of it measured (shade
