@@ -48,6 +48,9 @@ from thoughtwave.vision.tilemodel import ColourModel, TileReadout
 
 __all__ = ["ColourModel", "TileReader", "TileReadout"]
 
+#: A local white whose hue (log per channel) is this far off the board's smooth hue field is left out of
+#: the fit, and one whose channels against that field differ by this factor is no paper (a hand).
+HUE_OUTLIER, HUE_SPREAD = 0.12, 1.15
 #: A pixel whose every channel is at least this is washed out (glare, over-exposure): its ink is lost.
 WASHED_LEVEL = 250
 #: ... and so is a rim this wide (share of a cell) around such pixels.
@@ -97,16 +100,18 @@ class TileReader:
         k = max(3, int(round(1.0 * p / 4)) | 1)
         white = cv2.dilate(small, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))).astype(np.float32)
         # A hand (or anything large) has no paper in reach, and its own brightest pixel would pass for
-        # white. Paper white only varies in brightness across the board (light falls off, the colour
-        # cast is the same everywhere), so a local white much darker, brighter or of another hue than
-        # the board's median white is replaced by the paper white around it.
+        # white. Paper white varies in brightness across the board (light falls off) and, slowly, in hue
+        # (a window on one side, a warm lamp on the other), so a local white much darker or brighter
+        # than the board's median white, or of another hue than the smooth field of hues around it, is
+        # replaced by the paper white around it.
         median = np.median(white.reshape(-1, 3), axis=0) + 1.0
         self.paper_white = median - 1.0
         ratio = white / median
         luma = ratio.mean(axis=2)
         self._white_luma = luma           # quarter size: where the light is dim or bright (vision.causes)
+        hue = ratio / self._hue_field(ratio, luma)
         valid = ((luma > 0.55) & (luma < 1.6)
-                 & (ratio.max(axis=2) < 1.3 * ratio.min(axis=2))).astype(np.float32)
+                 & (hue.max(axis=2) < HUE_SPREAD * hue.min(axis=2))).astype(np.float32)
         if not valid.all():
             # Filled from valid white within about two cells (smooth: done on a quarter-size copy).
             size = (white.shape[1], white.shape[0])
@@ -129,6 +134,30 @@ class TileReader:
         white = cv2.GaussianBlur(white, (0, 0), p / 8)
         white = cv2.resize(white, (grid.shape[1], grid.shape[0]), interpolation=cv2.INTER_LINEAR)
         return cv2.divide(grid, cv2.max(white, 16.0), dtype=cv2.CV_32F), glare
+
+    @staticmethod
+    def _hue_field(ratio: np.ndarray, luma: np.ndarray) -> np.ndarray:
+        """The smooth hue of the paper white across the board (per channel, relative to its brightness): a
+        plane fitted, robustly, to the local whites' hues. Light of two colours from two sides follows
+        it; a hand, a blob a few cells wide, cannot bend it."""
+        h, w = luma.shape
+        step = max(1, min(h, w) // 24)
+        ys, xs = np.mgrid[0:h:step, 0:w:step]
+        chroma = np.log(np.maximum(ratio[::step, ::step], 1e-3) / np.maximum(luma[::step, ::step, None], 1e-3))
+        x, y = xs.ravel() / w - 0.5, ys.ravel() / h - 0.5
+        design = np.column_stack([np.ones_like(x), x, y])
+        values = chroma.reshape(-1, 3)
+        keep = ((luma[::step, ::step] > 0.55) & (luma[::step, ::step] < 1.6)).ravel()
+        coef = np.zeros((3, 3))
+        for _ in range(3):
+            if keep.sum() < 12:
+                return np.ones_like(ratio)
+            coef, *_ = np.linalg.lstsq(design[keep], values[keep], rcond=None)
+            keep &= (np.abs(values - design @ coef) < HUE_OUTLIER).all(axis=1)
+        yy, xx = np.mgrid[0:h, 0:w]
+        x, y = xx.ravel() / w - 0.5, yy.ravel() / h - 0.5
+        full = np.column_stack([np.ones_like(x), x, y]) @ coef
+        return np.exp(full).reshape(h, w, 3).astype(np.float32) * luma[..., None]
 
     # Step 2 and 5 --------------------------------------------------------------------------------
     def _cell_shares(self, mask: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -376,7 +405,8 @@ class TileReader:
         # Empty is said only where a tile would have shown: not under measurable glare, nor where the
         # middle is washed out (a tile there would be paper white too).
         # What is not clipped of a half-washed middle must be clean paper by itself: a tile's lifted ink
-        # shows there before the rest clips.
+        # shows there before the rest clips. (A middle clipped all over shows nothing at all: a tile washed
+        # out entirely reads as empty; telling it from clipped paper needs more than one picture.)
         unclipped = np.maximum(1.0 - middle_washed, 0.25)
         empty = ((middle_unexplained / unclipped < mdl.empty_max) & (middle_other < 0.02)
                  & (glare.ravel() < mdl.glare_max))
