@@ -85,24 +85,34 @@ class Sharpness:
     anisotropy: float
 
 
+def _quantile(values: np.ndarray, q: float) -> float:
+    """The ``q`` quantile of ``values`` (any shape) by one partition: cheaper than ``np.percentile``."""
+    flat = values.ravel()
+    k = min(flat.size - 1, max(0, int(q * flat.size)))
+    return float(np.partition(flat, k)[k])
+
+
 def sharpness(grid: np.ndarray) -> Sharpness:
     """The edge width and blur direction of a (BGR or grey) grid image."""
     grey = grid if grid.ndim == 2 else cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)
     grey = grey.astype(np.float32)
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3, scale=0.125)
-    lo, hi = np.percentile(grey, [5, 95])
+    # Every other pixel each way: the quantiles of a quarter of the pixels are as good and four times cheaper.
+    gx, gy, sample = gx[::2, ::2], gy[::2, ::2], grey[::2, ::2]
+    contrast = _quantile(sample, 0.95) - _quantile(sample, 0.05)
     widths = []
     # The board's edges run along the grid (0 and 90 degrees): across the diagonals they look wider
     # by about the square root of two even when sharp, which the factor takes out.
     for angle, factor in ((0, 1.0), (45, 0.75), (90, 1.0), (135, 0.75)):
         a = np.radians(angle)
-        steepest = float(np.percentile(np.abs(gx * np.cos(a) + gy * np.sin(a)), 99.5))
-        widths.append(factor * (hi - lo) / max(steepest, 1e-3))
+        steepest = _quantile(np.abs(gx * np.cos(a) + gy * np.sin(a)), 0.995)
+        widths.append(factor * contrast / max(steepest, 1e-3))
     magnitude = cv2.magnitude(gx, gy)
-    strong = magnitude > np.percentile(magnitude, 97)
+    strong = magnitude > _quantile(magnitude, 0.97)
     # The structure tensor of the strongest edges: motion keeps only the edges across its path sharp.
-    jxx, jyy, jxy = (float((a * b)[strong].sum()) for a, b in ((gx, gx), (gy, gy), (gx, gy)))
+    sx, sy = gx[strong], gy[strong]
+    jxx, jyy, jxy = float(sx @ sx), float(sy @ sy), float(sx @ sy)
     trace = jxx + jyy
     spread = np.sqrt(max(0.0, (jxx - jyy) ** 2 / 4 + jxy * jxy))
     return Sharpness(float(max(widths)), float(2 * spread / trace) if trace > 0 else 0.0)

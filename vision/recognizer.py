@@ -116,7 +116,7 @@ class Recognizer:
         #: Edge width of the last sharp frame measured (grid px): a later frame much blurrier than it
         #: says "the camera moved" or "out of focus" for its unreadable cells.
         self.sharp_reference: float | None = None
-        self._frames_since_sharpness = SHARPNESS_EVERY
+        self._frames_since_sharpness = 0     # the first reference after a few frames, not on the first
         self._lock = threading.Lock()
 
     @property
