@@ -33,6 +33,7 @@ import numpy as np
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.vision.artwork import TILE, TileGeometry
 from thoughtwave.vision.causes import CLIPPED_LEVEL, CellLight, blur_cause, diagnose, sharpness
+from thoughtwave.vision.channels import brightest, darkest, hue_field
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.tileframe import (
     ANGLE_EXTENT,
@@ -109,9 +110,9 @@ class TileReader:
         ratio = white / median
         luma = ratio.mean(axis=2)
         self._white_luma = luma           # quarter size: where the light is dim or bright (vision.causes)
-        hue = ratio / self._hue_field(ratio, luma)
+        hue = ratio / hue_field(ratio, luma, HUE_OUTLIER)
         valid = ((luma > 0.55) & (luma < 1.6)
-                 & (_brightest(hue) < HUE_SPREAD * _darkest(hue))).astype(np.float32)
+                 & (brightest(hue) < HUE_SPREAD * darkest(hue))).astype(np.float32)
         if not valid.all():
             # Filled from valid white within about two cells (smooth: done on a quarter-size copy).
             size = (white.shape[1], white.shape[0])
@@ -134,30 +135,6 @@ class TileReader:
         white = cv2.GaussianBlur(white, (0, 0), p / 8)
         white = cv2.resize(white, (grid.shape[1], grid.shape[0]), interpolation=cv2.INTER_LINEAR)
         return cv2.divide(grid, cv2.max(white, 16.0), dtype=cv2.CV_32F), glare
-
-    @staticmethod
-    def _hue_field(ratio: np.ndarray, luma: np.ndarray) -> np.ndarray:
-        """The smooth hue of the paper white across the board (per channel, relative to its brightness): a
-        plane fitted, robustly, to the local whites' hues. Light of two colours from two sides follows
-        it; a hand, a blob a few cells wide, cannot bend it."""
-        h, w = luma.shape
-        step = max(1, min(h, w) // 24)
-        ys, xs = np.mgrid[0:h:step, 0:w:step]
-        chroma = np.log(np.maximum(ratio[::step, ::step], 1e-3) / np.maximum(luma[::step, ::step, None], 1e-3))
-        x, y = xs.ravel() / w - 0.5, ys.ravel() / h - 0.5
-        design = np.column_stack([np.ones_like(x), x, y])
-        values = chroma.reshape(-1, 3)
-        keep = ((luma[::step, ::step] > 0.55) & (luma[::step, ::step] < 1.6)).ravel()
-        coef = np.zeros((3, 3))
-        for _ in range(3):
-            if keep.sum() < 12:
-                return np.ones_like(ratio)
-            coef, *_ = np.linalg.lstsq(design[keep], values[keep], rcond=None)
-            keep &= (np.abs(values - design @ coef) < HUE_OUTLIER).all(axis=1)
-        yy, xx = np.mgrid[0:h, 0:w]
-        x, y = xx.ravel() / w - 0.5, yy.ravel() / h - 0.5
-        full = np.column_stack([np.ones_like(x), x, y]) @ coef
-        return np.exp(full).reshape(h, w, 3).astype(np.float32) * luma[..., None]
 
     # Step 2 and 5 --------------------------------------------------------------------------------
     def _cell_shares(self, mask: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -323,7 +300,7 @@ class TileReader:
         # Glare can wash part of a tile out to paper white: there its ink says nothing, so those samples
         # (and a rim around them, lifted but not yet clipped) are left out of every level below, and the
         # tile is read from its other arm halves and corner dots when enough of them remain.
-        clipped = _darkest(grid) >= WASHED_LEVEL
+        clipped = darkest(grid) >= WASHED_LEVEL
         middle_washed = self._cell_shares(clipped, 0.18, 0.82)
         col = {name: k for k, name in enumerate(self.sampling.regions)}
         # Cream, redness and what is washed out travel together through one remap.
@@ -475,7 +452,7 @@ class TileReader:
         five = np.ones((5, 5), np.uint8)
         edge = (cv2.erode(luma, five)[at] / np.maximum(cv2.dilate(luma, five)[at], 1e-3)).ravel()
         paper = box * float(np.mean(self.paper_white + 1.0))
-        clipped = self._cell_shares(_darkest(grid) >= CLIPPED_LEVEL, 0.0, 1.0)
+        clipped = self._cell_shares(darkest(grid) >= CLIPPED_LEVEL, 0.0, 1.0)
         return CellLight(box.astype(np.float32), paper.astype(np.float32), clipped, edge.astype(np.float32))
 
 
@@ -493,14 +470,3 @@ def _why(i: int, occluded: np.ndarray, occupied: np.ndarray, contrast: np.ndarra
         return "colour cues disagree"
     return "does not look like the piece read"
 
-
-def _darkest(image: np.ndarray) -> np.ndarray:
-    """The smallest channel of each pixel (numpy's ``min(axis=2)`` is several times slower on BGR)."""
-    b, g, r = cv2.split(image)
-    return cv2.min(cv2.min(b, g), r)
-
-
-def _brightest(image: np.ndarray) -> np.ndarray:
-    """The largest channel of each pixel."""
-    b, g, r = cv2.split(image)
-    return cv2.max(cv2.max(b, g), r)
