@@ -126,28 +126,26 @@ def scene_dict(scene: Scene, folder: Path, draw: dict, size: tuple[int, int], ha
             [half - 0.02, half - 0.02, thickness / 2]), "bsdf": surface({"type": "diffuse",
                                                                          "reflectance": _rgb(edge, 1 / 255)})}
     if scene.hand is not None:
-        skin = ({"type": "area", "radiance": {"type": "rgb", "value": [1.0, 1.0, 1.0]}} if hand_only else None)
+        # In the hand-only pass the hand is white under an even sky and everything else black.
+        tone = (255, 255, 255) if hand_only else scene.hand.skin_bgr
         lift = physical.hand_height_mm if physical else 60.0
         for j, part in enumerate(hand_outline_mm(scene.hand)):
             # Each convex part of the hand as a slab as thick as it is narrow (a finger) or 25 mm (the palm).
             centre = part.mean(axis=0)
             narrow = float(2 * np.min(np.linalg.norm(part - centre, axis=1)))
-            shape = {"type": "ply", "filename": _slab(part, -lift, min(25.0, max(8.0, narrow)), folder, f"hand{j}")}
-            if skin:
-                shape["emitter"] = skin
-            else:
-                shape["bsdf"] = {"type": "twosided", "bsdf": {"type": "diffuse",
-                                                              "reflectance": _rgb(scene.hand.skin_bgr, 1 / 255)}}
-            out[f"hand{j}"] = shape
+            slab = _slab(part, -lift, min(25.0, max(8.0, narrow)), folder, f"hand{j}")
+            out[f"hand{j}"] = {"type": "ply", "filename": slab, "bsdf": {"type": "twosided", "bsdf": {
+                "type": "diffuse", "reflectance": _rgb(tone, 1 / 255)}}}
         # The forearm: a long cylinder from the wrist away from the board, rising a little.
         a = math.radians(scene.hand.angle_deg)
         wrist = np.asarray(scene.hand.tip_mm) + np.array([math.cos(a), math.sin(a)]) * 0.9 * scene.hand.length_mm
         far = wrist + np.array([math.cos(a), math.sin(a)]) * 400.0
         arm = {"type": "cylinder", "p0": [float(wrist[0]), float(wrist[1]), -lift],
                "p1": [float(far[0]), float(far[1]), -lift - 120.0], "radius": 0.3 * scene.hand.width_mm}
-        arm.update({"emitter": skin} if skin else {"bsdf": {"type": "diffuse",
-                                                             "reflectance": _rgb(scene.hand.skin_bgr, 1 / 255)}})
+        arm["bsdf"] = {"type": "twosided", "bsdf": {"type": "diffuse", "reflectance": _rgb(tone, 1 / 255)}}
         out["arm"] = arm
+    if hand_only:
+        out["sky"] = {"type": "constant", "radiance": {"type": "rgb", "value": [1.0, 1.0, 1.0]}}
     if not hand_only:
         lamp = physical.lamp
         warm = cast_gains(lamp.kelvin, False, 1.0)
@@ -233,7 +231,7 @@ def frame_of(scene: Scene, draw: dict) -> tuple[np.ndarray, dict]:
               "hand": scene.hand is not None, "occluded_cells": []}
     if scene.hand is not None:
         mask = _render(scene, draw, hand_only=True).max(axis=2)
-        cover = _occlusion(scene.layout, Projector(scene.camera), (mask > 0.5).astype(np.float32), (w, h))
+        cover = _occlusion(scene.layout, Projector(scene.camera), (mask > 0.25).astype(np.float32), (w, h))
         record["occluded_cells"] = sorted(str(c) for c, s in cover.items() if s >= OCCLUDED_SHARE)
     return frame, record
 
