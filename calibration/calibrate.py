@@ -32,7 +32,7 @@ SAMPLE_BODY = 0.3
 @dataclass
 class Calibration:
     """The outcome: every check, the profile (None when no board was found) and the glare and shadow
-    map of the board (None without a board; its verdict is ``light.check``, also a condition of ``ok``)."""
+    map of the board (None without a board; its verdict is the "glare" check)."""
 
     checks: list[CheckResult]
     profile: Profile | None
@@ -40,9 +40,8 @@ class Calibration:
 
     @property
     def ok(self) -> bool:
-        """Whether every check passed (warnings allowed), the light map's included."""
-        return (self.profile is not None and all(c.ok for c in self.checks)
-                and (self.light is None or self.light.check.ok))
+        """Whether every check passed (warnings allowed)."""
+        return self.profile is not None and all(c.ok for c in self.checks)
 
 
 def _cell_block(a: np.ndarray, cell: Cell, p: int, m: int, inset: float = 0.1) -> np.ndarray:
@@ -115,7 +114,7 @@ def calibrate_image(image: np.ndarray, layout: BoardLayout | None = None, lens: 
     normalised, _glare = reader.normalise(grid)
     lights = light_map(reader.cell_light(grid))
     samples = measure_samples(normalised, finder.geometry.px_per_cell, finder.geometry.margin_px)
-    checks = lens_checks + run_all(image, finder, found, grid, samples)
+    checks = lens_checks + run_all(image, finder, found, grid, samples, lights)
     colour_ok = next(c.ok for c in checks if c.name == "colour separation")
     model = learn_colour_model(samples) if samples is not None and colour_ok else {}
     profile = Profile(
@@ -149,8 +148,7 @@ def calibrate_frames(frames: Iterable[np.ndarray], layout: BoardLayout | None = 
     best_score: tuple = ()
     for image in frames:
         result = calibrate_image(image, layout, lens)
-        checks = result.checks + ([result.light.check] if result.light is not None else [])
-        score = (result.profile is not None, sum(c.ok for c in checks), -sum(c.warning for c in checks))
+        score = (result.profile is not None, sum(c.ok for c in result.checks), -sum(c.warning for c in result.checks))
         if best is None or score >= best_score:
             best, best_score = result, score
     if best is None:

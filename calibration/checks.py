@@ -181,8 +181,9 @@ def colour_check(samples: Samples | None) -> CheckResult:
 
 
 def run_all(image: np.ndarray, finder: BoardFinder, found: FinderResult, grid: np.ndarray | None,
-            samples: Samples | None) -> list[CheckResult]:
-    """Every check for one frame (later checks only when a board was found)."""
+            samples: Samples | None, light: LightMap | None = None) -> list[CheckResult]:
+    """Every check for one frame (later checks only when a board was found). With the board's ``light``
+    map (``light_map``) its verdict is the glare check: reflections and shadows, cell by cell."""
     checks = [markers_check(found)]
     if found.pose is None or grid is None:
         return checks
@@ -193,7 +194,7 @@ def run_all(image: np.ndarray, finder: BoardFinder, found: FinderResult, grid: n
         cell_size_check(cell_px),
         focus_check(edge_width_px(image, found.marker_corners), cell_px),
         exposure_check(grid),
-        glare_check(glare_cells(grid, geometry.px_per_cell, geometry.margin_px)),
+        light.check if light is not None else glare_check(glare_cells(grid, geometry.px_per_cell, geometry.margin_px)),
         colour_check(samples),
     ]
     return checks
@@ -255,7 +256,7 @@ def light_map(light: CellLight) -> LightMap:
     if dark < DARK_PAPER:
         advice.append("part of the board is too dark to read: add light there")
     fail = bool(clipped_cells) or dark < DARK_PAPER or len(shadow_cells) > SHADOW_FAIL_CELLS
-    check = CheckResult("glare and shadow", not fail, measured, "; ".join(advice) or None,
+    check = CheckResult("glare", not fail, measured, "; ".join(advice) or None,
                         warning=bool(advice) and not fail)
     rounded = [tuple(tuple(round(float(v), 2) for v in row) for row in a.reshape(10, 10))
                for a in (light.light, light.clipped)]

@@ -39,6 +39,7 @@ def test_a_lamps_reflection_is_mapped_and_refused_with_advice(scene):
     assert np.mean([c.col for c in glare]) < 6
     assert not result.ok and not result.light.check.ok
     assert result.light.check.advice.startswith(f"glare on {glare[0]}")
+    assert next(c for c in result.checks if c.name == "glare") == result.light.check   # printed with the rest
     assert result.light.to_json()["verdict"] == "fail"
 
 
