@@ -98,3 +98,21 @@ def test_the_reader_is_never_confidently_wrong_under_them(name):
                                                      if c in truth.tiles else "empty")]
     assert wrong == []
     assert len(reading.unreadable()) <= 3 + len(truth.occluded_cells) * 3
+
+
+def test_a_data_set_can_carry_a_physical_disturbance(tmp_path):
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "bench" / "dataset.py"
+    spec = importlib.util.spec_from_file_location("bench_dataset_physical", path)
+    dataset = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dataset)
+    assert dataset.main(["--out", str(tmp_path), "--count", "1", "--seed", "4", "--resolution", "160x120",
+                         "--physical", "thickness"]) == 0
+    record = json.loads((tmp_path / "frame-00000.json").read_text())
+    assert record["scene"]["physical"]["relief"] is not None and record["scene"]["physical"]["gloss"] is None
+    scene, _ = dataset.scene_for(4, 0, "medium", "auto", (160, 120), "thickness")
+    import cv2
+    assert np.array_equal(render(scene)[0], cv2.imread(str(tmp_path / record["image"])))
