@@ -1,6 +1,7 @@
 """Write a data set of synthetic camera frames with exact ground truth, for evaluating the vision pipeline.
 
-Run as ``.venv/bin/python bench/dataset.py --out DIR --count N --seed S [--level L] [--resolution WxH]``.
+Run as ``.venv/bin/python bench/dataset.py --out DIR --count N --seed S [--level L] [--resolution WxH]
+[--physical none|all|gloss|...]``.
 Frame ``i`` is ``Scene.random(S * 1000003 + i, level=...)``: a plausible position of 0..48 tiles (legal
 placements, colours taking turns), a random camera, light and (sometimes) a hand. Next to each
 ``frame-NNNNN.png`` goes ``frame-NNNNN.json``: the board as ``{"E5": "red ew"}``, the homography and
@@ -23,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a ch
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from thoughtwave.synth import LEVELS, GroundTruth, Scene, render  # noqa: E402
+from thoughtwave.synth import DISTURBANCES, LEVELS, GroundTruth, Scene, render  # noqa: E402
 
 #: Frame seeds are spaced by a prime so that data sets of different seeds never share a frame.
 SEED_STRIDE = 1_000_003
@@ -58,13 +59,15 @@ def parse_resolution(text: str) -> tuple[int, int]:
 
 
 def scene_for(seed: int, index: int, level: str | float, hand: str,
-              resolution: tuple[int, int]) -> tuple[Scene, str | float]:
-    """The scene of one frame of the data set, and the level it was drawn at."""
+              resolution: tuple[int, int], physical: str = "none") -> tuple[Scene, str | float]:
+    """The scene of one frame of the data set, and the level it was drawn at; ``physical`` ``none``,
+    ``all`` or one of ``synth.DISTURBANCES`` adds the physically motivated disturbances."""
     scene_seed = frame_seed(seed, index)
     if level == "mixed":
         level = round(float(np.random.default_rng(scene_seed).uniform(0.0, 1.0)), 3)
     with_hand = {"auto": None, "always": True, "never": False}[hand]
-    return Scene.random(scene_seed, level=level, hand=with_hand, resolution=resolution), level
+    extra: bool | str = {"none": False, "all": True}.get(physical, physical)
+    return Scene.random(scene_seed, level=level, hand=with_hand, resolution=resolution, physical=extra), level
 
 
 def frame_record(scene: Scene, truth: GroundTruth, index: int, seed: int, image_name: str,
@@ -97,6 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resolution", type=parse_resolution, default=(1280, 960), help="WxH (default 1280x960)")
     parser.add_argument("--hand", choices=("auto", "always", "never"), default="auto",
                         help="hands over the board: as the seed decides (default), always, never")
+    parser.add_argument("--physical", choices=("none", "all", *DISTURBANCES), default="none",
+                        help="add a lamp, thick tiles, gloss, mixed light, depth of field (synth.physical): "
+                             "none (default), all, or one of them")
     parser.add_argument("--format", choices=("png", "jpg"), default="png",
                         help="png (default: the frame exactly as rendered) or jpg (quality 95)")
     args = parser.parse_args(argv)
@@ -111,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     names: list[str] = []
     params = [cv2.IMWRITE_JPEG_QUALITY, 95] if args.format == "jpg" else [cv2.IMWRITE_PNG_COMPRESSION, 3]
     for index in range(args.count):
-        scene, level = scene_for(args.seed, index, args.level, args.hand, args.resolution)
+        scene, level = scene_for(args.seed, index, args.level, args.hand, args.resolution, args.physical)
         started = time.perf_counter()
         image, truth = render(scene)
         timings.append(time.perf_counter() - started)
@@ -127,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.count:
         print(file=sys.stderr)
     index_record = {
-        "count": args.count, "seed": args.seed, "level": args.level, "hand": args.hand,
+        "count": args.count, "seed": args.seed, "level": args.level, "hand": args.hand, "physical": args.physical,
         "resolution": list(args.resolution), "format": args.format, "seed_stride": SEED_STRIDE,
         "frames": names,
     }

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from thoughtwave.calibration.checks import BLACK_SAMPLE, RED_SAMPLE, Samples, run_all
+from thoughtwave.calibration.checks import BLACK_SAMPLE, RED_SAMPLE, LightMap, Samples, light_map, run_all
 from thoughtwave.calibration.profile import CheckResult, Profile
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.vision.artwork import BoardLayout
+from thoughtwave.vision.camera_control import Lockable
 from thoughtwave.vision.finder import BoardFinder
 from thoughtwave.vision.tiles import ColourModel, TileReader
 
@@ -30,10 +31,12 @@ SAMPLE_BODY = 0.3
 
 @dataclass
 class Calibration:
-    """The outcome: every check, and the profile (None when no board was found)."""
+    """The outcome: every check, the profile (None when no board was found) and the glare and shadow
+    map of the board (None without a board; its verdict is the "glare" check)."""
 
     checks: list[CheckResult]
     profile: Profile | None
+    light: LightMap | None = None
 
     @property
     def ok(self) -> bool:
@@ -109,8 +112,9 @@ def calibrate_image(image: np.ndarray, layout: BoardLayout | None = None, lens: 
     grid = finder.warp(image, found.pose)
     reader = TileReader(finder.geometry, tile=finder.layout.tile)
     normalised, _glare = reader.normalise(grid)
+    lights = light_map(reader.cell_light(grid))
     samples = measure_samples(normalised, finder.geometry.px_per_cell, finder.geometry.margin_px)
-    checks = lens_checks + run_all(image, finder, found, grid, samples)
+    checks = lens_checks + run_all(image, finder, found, grid, samples, lights)
     colour_ok = next(c.ok for c in checks if c.name == "colour separation")
     model = learn_colour_model(samples) if samples is not None and colour_ok else {}
     profile = Profile(
@@ -122,7 +126,18 @@ def calibrate_image(image: np.ndarray, layout: BoardLayout | None = None, lens: 
         checks=tuple(checks),
         created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     )
-    return Calibration(checks, profile)
+    return Calibration(checks, profile, lights)
+
+
+def lock_camera(profile: Profile, source: Lockable) -> Profile:
+    """After calibrating on the empty board: measure what the camera's automatics settled on, hold the
+    camera there, and give ``profile`` with those settings (``Profile.camera``), so that the next start
+    opens the camera locked the same way (``thoughtwave.config.open_camera(..., settings=profile.camera_settings())``).
+    Measuring again on request is the same call (the source hands control back to the automatics
+    first with ``unlock``; ``remeasure`` also waits for them to settle)."""
+    settings = source.measure()
+    source.lock(settings)
+    return replace(profile, camera=settings.to_json())
 
 
 def calibrate_frames(frames: Iterable[np.ndarray], layout: BoardLayout | None = None,

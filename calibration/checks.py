@@ -7,20 +7,22 @@ tenth of a cell, paper well lit but not clipped, and red, black and paper far ap
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
 from thoughtwave.calibration.profile import CheckResult
-from thoughtwave.engine.cells import Cell
+from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.vision.artwork import BoardLayout
+from thoughtwave.vision.causes import DARK_PAPER, GLARE_SHARE, GOOD_CELL_PX, SHADOW_EDGE, SHADOW_LIGHT, CellLight
 from thoughtwave.vision.finder import BoardFinder, BoardPose, FinderResult
 
 #: Cells on which calibration looks for one sample tile of each colour (printed on the kit's instructions).
 RED_SAMPLE, BLACK_SAMPLE = Cell.parse("E5"), Cell.parse("F6")
 
-MIN_CELL_PX, GOOD_CELL_PX = 20.0, 28.0
+#: Cells narrower than MIN_CELL_PX fail; the reader wants GOOD_CELL_PX (vision.causes: "too small" below it).
+MIN_CELL_PX = 20.0
 #: Edge width (blur) as a share of a cell: above WARN it costs accuracy, above FAIL arms smear together.
 EDGE_WARN, EDGE_FAIL = 0.08, 0.12
 #: Paper brightness (grey levels): below DARK the reader starves, above it is fine.
@@ -29,6 +31,8 @@ PAPER_DARK, PAPER_DIM = 60.0, 90.0
 CLIPPED_FAIL = 0.20
 #: Share of a cell clipped white for glare on that cell.
 GLARE_CELL = 0.08
+#: The light map refuses a board with more than this many cells in shadow (a few warn).
+SHADOW_FAIL_CELLS = 10
 #: Colour separation needed in the light-normalised image.
 REDNESS_GAP, BODY_GAP = 0.15, 0.30
 
@@ -177,8 +181,9 @@ def colour_check(samples: Samples | None) -> CheckResult:
 
 
 def run_all(image: np.ndarray, finder: BoardFinder, found: FinderResult, grid: np.ndarray | None,
-            samples: Samples | None) -> list[CheckResult]:
-    """Every check for one frame (later checks only when a board was found)."""
+            samples: Samples | None, light: LightMap | None = None) -> list[CheckResult]:
+    """Every check for one frame (later checks only when a board was found). With the board's ``light``
+    map (``light_map``) its verdict is the glare check: reflections and shadows, cell by cell."""
     checks = [markers_check(found)]
     if found.pose is None or grid is None:
         return checks
@@ -189,7 +194,70 @@ def run_all(image: np.ndarray, finder: BoardFinder, found: FinderResult, grid: n
         cell_size_check(cell_px),
         focus_check(edge_width_px(image, found.marker_corners), cell_px),
         exposure_check(grid),
-        glare_check(glare_cells(grid, geometry.px_per_cell, geometry.margin_px)),
+        light.check if light is not None else glare_check(glare_cells(grid, geometry.px_per_cell, geometry.margin_px)),
         colour_check(samples),
     ]
     return checks
+
+
+@dataclass(frozen=True)
+class LightMap:
+    """How the light falls on each cell of the board, for the calibration page, and the verdict on it.
+
+    ``cells`` (10 rows of 10, row 1 first, column A first) says ``"ok"``, ``"glare"`` or ``"shadow"``;
+    ``light`` is each cell's paper white as a share of the board's median white, ``clipped`` the share
+    of the cell clipped white. ``check`` is the verdict: it fails (calibration refuses) when a
+    reflection clips a cell (more than ``GLARE_CELL``), when the paper is too dark to read anywhere or
+    more than ``SHADOW_FAIL_CELLS`` cells are in shadow; a few cells of glare or shadow only warn.
+    """
+
+    cells: tuple[tuple[str, ...], ...]
+    light: tuple[tuple[float, ...], ...]
+    clipped: tuple[tuple[float, ...], ...]
+    check: CheckResult = field(compare=False)
+
+    def of(self, kind: str) -> list[Cell]:
+        """The cells marked ``kind`` (``"glare"`` or ``"shadow"``), in board order."""
+        return [c for c in CELLS if self.cells[c.row][c.col] == kind]
+
+    def to_json(self) -> dict:
+        """Plain values for the web page: the map rows, the numbers and the verdict."""
+        mark = "fail" if not self.check.ok else ("warn" if self.check.warning else "ok")
+        return {"cells": [list(row) for row in self.cells], "light": [list(row) for row in self.light],
+                "clipped": [list(row) for row in self.clipped], "verdict": mark,
+                "measured": self.check.measured, "advice": self.check.advice}
+
+
+def _names(cells: list[Cell]) -> str:
+    return ", ".join(str(c) for c in cells[:6]) + (f" and {len(cells) - 6} more" if len(cells) > 6 else "")
+
+
+def light_map(light: CellLight) -> LightMap:
+    """The glare and shadow map of an (empty) board from the reader's measures of its light (``light``
+    from ``TileReader.cell_light`` after ``normalise``), by the limits the reader names causes with
+    (``vision.causes``): clipped white is glare; paper much darker than the board's, too dark, or
+    crossed by a shadow's edge is shadow. A slope of light from a lamp to one side is neither."""
+    glared = light.clipped > GLARE_SHARE
+    shaded = ~glared & ((light.light < SHADOW_LIGHT) | (light.paper < DARK_PAPER) | (light.evenness < SHADOW_EDGE))
+    kinds = np.where(glared, "glare", np.where(shaded, "shadow", "ok")).reshape(10, 10)
+    cells = tuple(tuple(str(k) for k in row) for row in kinds)
+    glare_cells = [c for c in CELLS if glared[c.index]]
+    shadow_cells = [c for c in CELLS if shaded[c.index]]
+    clipped_cells = [c for c in CELLS if light.clipped[c.index] > GLARE_CELL]
+    dark = float(light.paper.min())
+    measured = (f"{len(glare_cells)} cell(s) with glare, {len(shadow_cells)} in shadow; the paper from "
+                f"{dark:.0f} to {min(255.0, float(light.paper.max())):.0f} of 255")
+    advice = []
+    if glare_cells:
+        advice.append(f"glare on {_names(glare_cells)}: turn or raise the lamp so its reflection leaves the board, "
+                      "tilt the board a little, or print on matt paper")
+    if shadow_cells:
+        advice.append(f"shadow on {_names(shadow_cells)}: move what casts it, or light the board from two sides")
+    if dark < DARK_PAPER:
+        advice.append("part of the board is too dark to read: add light there")
+    fail = bool(clipped_cells) or dark < DARK_PAPER or len(shadow_cells) > SHADOW_FAIL_CELLS
+    check = CheckResult("glare", not fail, measured, "; ".join(advice) or None,
+                        warning=bool(advice) and not fail)
+    rounded = [tuple(tuple(round(float(v), 2) for v in row) for row in a.reshape(10, 10))
+               for a in (light.light, light.clipped)]
+    return LightMap(cells, rounded[0], rounded[1], check)

@@ -1,9 +1,11 @@
 """The calibration profile: what calibration learnt about one camera, board and light.
 
 A JSON file (``profile.json`` in the state directory) with the board pose, cell size in pixels, the
-colour model learnt from the actual print and light, the camera's resolution, optionally a lens model,
-and the check results. Written atomically (never a half-written file); read with validation, so a
-corrupt or foreign file gives a clear error and the caller falls back to the defaults.
+colour model learnt from the actual print and light, the camera's resolution, optionally a lens model
+and the camera's locked exposure, white balance and focus (``camera``), and the check results. A
+profile written before ``camera`` existed loads as one without it. Written atomically (never a
+half-written file); read with validation, so a corrupt or foreign file gives a clear error and the
+caller falls back to the defaults.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import os
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from thoughtwave.vision.camera_control import CameraSettings
 
 KIND = "thoughtwave-calibration"
 VERSION = 1
@@ -54,6 +58,11 @@ class Profile:
     lens: dict | None = None                      # {"camera_matrix": 3x3, "dist_coeffs": [...]}
     checks: tuple[CheckResult, ...] = ()
     created: str = ""
+    camera: dict | None = None                    # CameraSettings.to_json(): exposure, white balance, focus
+
+    def camera_settings(self) -> CameraSettings | None:
+        """The locked camera settings to open the camera with, or None (automatic, as before)."""
+        return CameraSettings.from_json(self.camera) if self.camera else None
 
     def reader_profile(self) -> dict:
         """What ``vision.recognizer.Recognizer(profile=...)`` reads."""
@@ -82,6 +91,9 @@ class Profile:
             model = {str(k): float(v) for k, v in (data.get("colour_model") or {}).items()}
             lens = data.get("lens")
             checks = tuple(CheckResult(**c) for c in data.get("checks") or ())
+            camera = data.get("camera")
+            if camera is not None:
+                camera = CameraSettings.from_json(camera).to_json()
         except (KeyError, TypeError, ValueError) as err:
             raise ProfileError(f"{source} is damaged ({type(err).__name__}: {err}): calibrate again") from None
         if w <= 0 or h <= 0 or len(homography) != 3 or any(len(r) != 3 for r in homography):
@@ -91,7 +103,7 @@ class Profile:
             raise ProfileError(f"{source} is damaged (numbers out of range): calibrate again")
         if lens is not None and not _valid_lens(lens):
             raise ProfileError(f"{source} has a malformed lens model: calibrate again")
-        return cls((w, h), homography, cell_px, model, lens, checks, str(data.get("created", "")))
+        return cls((w, h), homography, cell_px, model, lens, checks, str(data.get("created", "")), camera)
 
 
 def _valid_lens(lens: object) -> bool:

@@ -119,6 +119,7 @@ class Table:
         self._overrides: dict[Cell, tuple[Content, Content]] = {}
         self._last_seen: dict[Cell, Content] = {}
         self._last_unreadable: frozenset[Cell] = frozenset()
+        self._last_reasons: dict[Cell, str] = {}
 
     def expected(self) -> dict[Cell, tuple[Colour, Piece]]:
         """What the game says lies on the board: every legally placed piece with its colour."""
@@ -128,20 +129,25 @@ class Table:
         }
 
     # ---- observing -------------------------------------------------------------------------
-    def observe(self, seen: Mapping[Cell, Content], unreadable: Iterable[Cell] = ()) -> list[TableEvent]:
+    def observe(self, seen: Mapping[Cell, Content], unreadable: Iterable[Cell] = (),
+                reasons: Mapping[Cell, str] | None = None) -> list[TableEvent]:
         """Take a steady view of the board (every readable cell -> its content) and answer with
-        the verdicts and flag changes it causes. Cells neither in ``seen`` nor readable keep their flags."""
+        the verdicts and flag changes it causes. Cells neither in ``seen`` nor readable keep their flags.
+        ``reasons`` gives an unreadable cell's flag message (why it cannot be read, what to do), in
+        place of the general one; a changed reason changes the flag."""
         unreadable = frozenset(unreadable)
-        self._last_seen, self._last_unreadable = dict(seen), unreadable
+        reasons = dict(reasons or {})
+        self._last_seen, self._last_unreadable, self._last_reasons = dict(seen), unreadable, reasons
         expected = self.expected()
         flags: dict[Cell, Flag] = {}
         new: dict[Cell, tuple[Colour, Piece]] = {}
         for cell in CELLS:
             if cell in unreadable or cell not in seen:
-                if cell in self.flags:
-                    flags[cell] = self.flags[cell]
+                standing = self.flags.get(cell)
+                if standing is not None and not (standing.kind is FlagKind.UNREADABLE and cell in reasons):
+                    flags[cell] = standing
                 elif cell in unreadable:
-                    flags[cell] = flag(FlagKind.UNREADABLE, cell, "unreadable",
+                    flags[cell] = flag(FlagKind.UNREADABLE, cell, "unreadable", reasons.get(cell) or
                                        f"can't read {cell}: clear anything covering it or check the light")
                 continue
             what = self._corrected(cell, seen[cell])
@@ -292,4 +298,4 @@ class Table:
         if cell not in self._last_seen:
             return []
         self._overrides[cell] = (self._last_seen[cell], truth)
-        return self.observe(self._last_seen, self._last_unreadable)
+        return self.observe(self._last_seen, self._last_unreadable, self._last_reasons)

@@ -31,6 +31,7 @@ from thoughtwave.calibration.profile import FILE_NAME
 from thoughtwave.engine import ALL_SIDES, Colour, NotationError, Penalty, Rules, Sides
 from thoughtwave.i18n import LANGUAGES
 from thoughtwave.synth.demo import DemoCamera
+from thoughtwave.vision.camera_control import CameraSettings
 from thoughtwave.vision.sources import (
     DEFAULT_RESOLUTION,
     FrameSource,
@@ -119,19 +120,22 @@ class CameraSpec:
         return f"{self.kind}{size}"
 
 
-def open_camera(spec: CameraSpec, fps: float | None = None, resolution: tuple[int, int] | None = None) -> FrameSource:
+def open_camera(spec: CameraSpec, fps: float | None = None, resolution: tuple[int, int] | None = None,
+                settings: CameraSettings | None = None) -> FrameSource:
     """The frame source ``spec`` names, opened (``CameraError`` or ``OSError`` when it cannot be).
 
     The spec's own ``@WxH`` wins over ``resolution``. ``fps`` sets the rate of a folder, a video (default:
     the file's), the Pi camera and the demo camera; left out, each source's own default applies.
+    ``settings`` (the calibration profile's locked exposure, white balance and focus) hold a Pi or USB
+    camera where calibration measured it.
     """
     size = spec.resolution or resolution
     rate = {"fps": fps} if fps else {}             # what is not given, each source defaults itself
     shape = {"resolution": size} if size else {}
     if spec.kind is CameraKind.PI:
-        return PiSource(**shape, **rate)
+        return PiSource(**shape, **rate, settings=settings)
     if spec.kind is CameraKind.USB:
-        return UsbSource(spec.device or 0, **shape)
+        return UsbSource(spec.device or 0, **shape, settings=settings)
     if spec.kind is CameraKind.FILE:
         return VideoSource(spec.path, fps or None)
     if spec.kind is CameraKind.DIR:

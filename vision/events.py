@@ -11,7 +11,8 @@
 * ``SourceWarning``: the frame source's own complaint (a frame it could not decode), for ``referee --frames``.
 
 ``to_json`` gives the lines ``thoughtwave referee --frames`` prints (DESIGN.md): a verdict in the
-``referee --moves`` shape plus ``"frame"``, or ``{"frame", "event", ["flag", "cell",] "message"}``.
+``referee --moves`` shape plus ``"frame"``, or ``{"frame", "event", ["flag", "cell",] "message"}``; an
+unreadable event adds ``"cause"`` when the reader saw one.
 
 >>> from thoughtwave.engine.cells import Cell
 >>> to_json(Flagged(FlagKind.LIFTED, Cell.parse("E5"), "put it back", frame=7))
@@ -23,6 +24,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from thoughtwave.engine.cells import Cell
@@ -64,7 +66,8 @@ class HandOver:
 
 @dataclass(frozen=True)
 class Unreadable:
-    """The camera cannot read ``cell``; ``cause`` may one day say why (glare, shadow...)."""
+    """The camera cannot read ``cell``; ``cause`` says why where the picture shows it (a
+    ``vision.causes.Cause`` value: glare, shadow, motion...), and ``message`` then says what to do."""
 
     cell: Cell
     message: str
@@ -103,14 +106,16 @@ class SourceWarning:
 Event = Ruled | BoardSeen | HandOver | Unreadable | Flagged | Cleared | SourceWarning
 
 
-def from_table(event: TableEvent, frame: int | None = None) -> Event:
-    """The table's event (``engine.table.TableEvent``) as a watcher event; an unreadable flag is ``Unreadable``."""
+def from_table(event: TableEvent, frame: int | None = None, causes: Mapping[Cell, str] | None = None) -> Event:
+    """The table's event (``engine.table.TableEvent``) as a watcher event; an unreadable flag is ``Unreadable``,
+    with its cell's cause from ``causes`` when there is one."""
     if event.verdict is not None:
         return Ruled(event.verdict, frame)
     if event.flag is not None:
         flag = event.flag
         if flag.kind is FlagKind.UNREADABLE:
-            return Unreadable(flag.cell, flag.message, frame)
+            cause = (causes or {}).get(flag.cell)
+            return Unreadable(flag.cell, flag.message, frame, str(cause) if cause is not None else None)
         return Flagged(flag.kind, flag.cell, flag.message, frame)
     assert event.cleared is not None
     return Cleared(event.cleared.kind, event.cleared.cell, event.cleared.message, frame)
@@ -126,9 +131,10 @@ def to_json(event: Event) -> dict:
             return {**head, "event": change.value, "message": message}
         case HandOver(message=message):
             return {**head, "event": "hand", "message": message}
-        case Unreadable(cell=cell, message=message):
-            return {**head, "event": "unreadable", "flag": FlagKind.UNREADABLE.value, "cell": str(cell),
+        case Unreadable(cell=cell, message=message, cause=cause):
+            line = {**head, "event": "unreadable", "flag": FlagKind.UNREADABLE.value, "cell": str(cell),
                     "message": message}
+            return line if cause is None else {**line, "cause": cause}
         case Flagged(kind=kind, cell=cell, message=message):
             return {**head, "event": "flag", "flag": kind.value, "cell": str(cell), "message": message}
         case Cleared(kind=kind, cell=cell, message=message):

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import Colour, Piece
+from thoughtwave.vision.causes import Cause
 
 
 class CellState(enum.Enum):
@@ -58,6 +59,7 @@ class BoardReading:
     ``board_found`` is False when no board pose could be had (then ``cells`` is empty).
     ``occluded`` is the reader's judgement that something (a hand, an arm) covers part of the board;
     ``occluded_cells`` names the cells it covers. ``ms`` is the time the frame took to read.
+    ``causes`` says, for unreadable cells where the picture shows it, why (``vision.causes.Cause``).
     """
 
     board_found: bool
@@ -65,6 +67,7 @@ class BoardReading:
     occluded: bool = False
     occluded_cells: frozenset[Cell] = frozenset()
     ms: float = 0.0
+    causes: dict[Cell, Cause] = field(default_factory=dict)
 
     def get(self, cell: Cell) -> CellReading:
         return self.cells.get(cell, _UNREADABLE)
@@ -76,8 +79,9 @@ class BoardReading:
         return {c: r for c, r in self.cells.items() if r.state is CellState.TILE}
 
     def to_json(self) -> dict:
-        """The ``thoughtwave recognize`` shape: tiles by cell, empty cells left out."""
-        return {
+        """The ``thoughtwave recognize`` shape: tiles by cell, empty cells left out; ``causes`` (cell ->
+        ``vision.causes.Cause`` value) only when some unreadable cell has one."""
+        out = {
             "board_found": self.board_found,
             "cells": {
                 str(c): {"colour": r.colour.value, "piece": str(r.piece), "confidence": round(r.confidence, 3)}
@@ -86,6 +90,10 @@ class BoardReading:
             "unreadable": [str(c) for c in self.unreadable()] if self.board_found else [],
             "ms": round(self.ms, 1),
         }
+        causes = {str(c): self.causes[c].value for c in self.unreadable() if c in self.causes}
+        if causes and self.board_found:
+            out["causes"] = causes
+        return out
 
 
 _UNREADABLE = CellReading.unreadable()

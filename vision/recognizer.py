@@ -23,12 +23,15 @@ import cv2
 import numpy as np
 
 from thoughtwave.vision.artwork import BoardLayout
+from thoughtwave.vision.causes import cell_sizes, sharpness
 from thoughtwave.vision.finder import BoardFinder, BoardPose, FinderResult
 from thoughtwave.vision.reading import BoardReading
 from thoughtwave.vision.tiles import ColourModel, TileReader, TileReadout
 
 #: Largest profile file read (a real one is a few kilobytes).
 _MAX_PROFILE_BYTES = 256 * 1024
+#: A frame read whole refreshes the sharpness reference at most once in this many frames.
+SHARPNESS_EVERY = 25
 
 
 def reader_profile(profile: Any) -> dict:
@@ -110,6 +113,10 @@ class Recognizer:
         self.pose_reused = False
         self._seen: _Seen | None = None
         self._paper: np.ndarray | None = None
+        #: Edge width of the last sharp frame measured (grid px): a later frame much blurrier than it
+        #: says "the camera moved" or "out of focus" for its unreadable cells.
+        self.sharp_reference: float | None = None
+        self._frames_since_sharpness = 0     # the first reference after a few frames, not on the first
         self._lock = threading.Lock()
 
     @property
@@ -131,7 +138,9 @@ class Recognizer:
             self.pose_moved, self.pose_reused = found.moved, found.reused
             readout = None
             if found.pose is not None:
-                readout = self.reader.read(self.finder.warp(frame, found.pose))
+                grid = self.finder.warp(frame, found.pose)
+                readout = self.reader.read(grid, self._cell_px(found.pose), self.sharp_reference)
+                self._keep_sharpness(grid, readout)
                 if not found.reused:
                     self._paper = readout.paper_white
                 elif not self._same_paper(readout.paper_white):
@@ -143,6 +152,22 @@ class Recognizer:
         if readout is None:
             return BoardReading(False, ms=ms)
         return readout.board_reading(ms)
+
+    def _cell_px(self, pose: BoardPose) -> np.ndarray:
+        """(100,) each cell's width in the frame, by ``Cell.index``."""
+        layout = self.finder.layout
+        x0, y0 = layout.grid_origin_mm
+        steps = np.arange(11) * layout.cell_mm
+        corners = np.array([[x0 + sx, y0 + sy] for sy in steps for sx in steps])
+        return cell_sizes(self.finder.to_frame(pose, corners))
+
+    def _keep_sharpness(self, grid: np.ndarray, readout: TileReadout) -> None:
+        """Keep the edge width of a frame read whole as the reference, now and then (it costs a few ms)."""
+        self._frames_since_sharpness += 1
+        if readout.why or self._frames_since_sharpness < SHARPNESS_EVERY:
+            return
+        self._frames_since_sharpness = 0
+        self.sharp_reference = sharpness(grid).width
 
     def _drop_lens(self, width: int, height: int) -> None:
         """A lens model made at another resolution would bend the picture wrongly: read without it."""

@@ -14,11 +14,20 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import cv2
 import numpy as np
 
+from thoughtwave.vision.camera_control import (
+    CameraSettings,
+    pi_auto_controls,
+    pi_lock_controls,
+    pi_measure,
+    usb_lock,
+    usb_measure,
+    usb_unlock,
+)
 from thoughtwave.vision.imageio import ImageError, read_image
 
 #: What image files a frames directory may hold (any case).
@@ -141,11 +150,18 @@ class VideoSource(_CaptureSource):
 
 
 class UsbSource(_CaptureSource):
-    """A USB (V4L2) camera by index; ``t`` is wall-clock seconds since opening. Failures raise CameraError."""
+    """A USB (V4L2) camera by index; ``t`` is wall-clock seconds since opening. Failures raise CameraError.
 
-    def __init__(self, index: int = 0, resolution: tuple[int, int] = DEFAULT_RESOLUTION) -> None:
+    ``settings`` (from the calibration profile) locks exposure, white balance and focus where the driver
+    allows (``locked`` names what it took); ``measure``, ``lock``, ``unlock`` and ``remeasure`` as for
+    ``PiSource``. ``capture_factory`` opens the camera (tests pass a fake ``cv2.VideoCapture``).
+    """
+
+    def __init__(self, index: int = 0, resolution: tuple[int, int] = DEFAULT_RESOLUTION,
+                 settings: CameraSettings | None = None, capture_factory: Any = cv2.VideoCapture) -> None:
         self.index = index
-        self._capture = cv2.VideoCapture(index)
+        self.locked: list[str] = []
+        self._capture = capture_factory(index)
         if not self._capture.isOpened():
             self._capture.release()
             raise CameraError(f"no USB camera at index {index} (is it plugged in? try `ls /dev/video*`)")
@@ -156,6 +172,8 @@ class UsbSource(_CaptureSource):
         self.fps = float(reported) if 0 < reported < 1000 else 30.0
         self._start = time.monotonic()
         self._index = 0
+        if settings is not None:
+            self.lock(settings)
 
     def read(self) -> Frame | None:
         """The next frame; a camera that stops answering raises CameraError rather than ending quietly."""
@@ -168,18 +186,54 @@ class UsbSource(_CaptureSource):
         self._index += 1
         return frame
 
+    def measure(self) -> CameraSettings:
+        """What the camera's automatics settled on (as far as the driver says)."""
+        return usb_measure(self._open())
+
+    def lock(self, settings: CameraSettings) -> list[str]:
+        """Hold exposure, white balance and focus at ``settings``; what the driver took."""
+        self.locked = usb_lock(self._open(), settings)
+        return self.locked
+
+    def unlock(self) -> None:
+        """Back to the automatics."""
+        usb_unlock(self._open())
+        self.locked = []
+
+    def remeasure(self, settle_frames: int = 15) -> CameraSettings:
+        """Measure again on request: automatics on for ``settle_frames`` frames, then measured and locked."""
+        self.unlock()
+        for _ in range(settle_frames):
+            self.read()
+        settings = self.measure()
+        self.lock(settings)
+        return settings
+
+    def _open(self) -> Any:
+        if self._capture is None:
+            raise CameraError(f"USB camera {self.index} is closed")
+        return self._capture
 
 
 class PiSource:
-    """The Raspberry Pi camera through picamera2; frames are BGR like every other source."""
+    """The Raspberry Pi camera through picamera2; frames are BGR like every other source.
 
-    def __init__(self, resolution: tuple[int, int] = DEFAULT_RESOLUTION, fps: float = 10.0) -> None:
+    ``settings`` (from the calibration profile's ``camera``) are locked at once: exposure, white
+    balance and, on a Camera Module 3, focus stay where calibration measured them. ``measure`` reads
+    what the automatics settled on (one autofocus cycle first), ``lock`` holds the camera there,
+    ``unlock`` hands it back, ``remeasure`` does all three on request. ``picamera2`` is the module
+    (tests pass a fake); by default it is imported here, so other sources run on any machine.
+    """
+
+    def __init__(self, resolution: tuple[int, int] = DEFAULT_RESOLUTION, fps: float = 10.0,
+                 settings: CameraSettings | None = None, picamera2: Any = None) -> None:
+        if picamera2 is None:
+            try:
+                import picamera2
+            except ImportError:
+                raise CameraError(PI_INSTALL_HINT) from None
         try:
-            from picamera2 import Picamera2
-        except ImportError:
-            raise CameraError(PI_INSTALL_HINT) from None
-        try:
-            self._camera = Picamera2()
+            self._camera = picamera2.Picamera2()
             # picamera2's "RGB888" is stored as B, G, R bytes per pixel (its manual, appendix on
             # formats): exactly OpenCV's order, so no conversion is needed.
             config = self._camera.create_video_configuration(
@@ -193,6 +247,52 @@ class PiSource:
         self.fps = float(fps)
         self._start = time.monotonic()
         self._index = 0
+        self.settings: CameraSettings | None = None
+        if settings is not None:
+            self.lock(settings)
+
+    def measure(self) -> CameraSettings:
+        """What the automatics settled on (exposure, gains, white balance; the lens after one autofocus)."""
+        try:
+            return pi_measure(self._open())
+        except CameraError:
+            raise
+        except Exception as err:
+            raise CameraError(f"the Pi camera could not be measured: {err}") from None
+
+    def lock(self, settings: CameraSettings) -> None:
+        """Hold exposure, white balance and focus at ``settings``."""
+        controls = pi_lock_controls(settings)
+        if controls:
+            self._set(controls)
+        self.settings = settings
+
+    def unlock(self) -> None:
+        """Back to the automatics (auto exposure, auto white balance, autofocus)."""
+        self._set(pi_auto_controls(self._open()))
+        self.settings = None
+
+    def remeasure(self, settle_frames: int = 15) -> CameraSettings:
+        """Measure again on request: automatics on for ``settle_frames`` frames, then measured and locked."""
+        self.unlock()
+        for _ in range(settle_frames):
+            self.read()
+        settings = self.measure()
+        self.lock(settings)
+        return settings
+
+    def _open(self) -> Any:
+        if self._camera is None:
+            raise CameraError("the Pi camera is closed")
+        return self._camera
+
+    def _set(self, controls: dict) -> None:
+        try:
+            self._open().set_controls(controls)
+        except CameraError:
+            raise
+        except Exception as err:
+            raise CameraError(f"the Pi camera refused its settings: {err}") from None
 
     def read(self) -> Frame | None:
         """The next frame; a camera failure raises CameraError."""

@@ -21,13 +21,14 @@ table ignores it and the display says "can't read E5"), never guessed empty.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import Colour, Piece
+from thoughtwave.vision.causes import Cause
 from thoughtwave.vision.reading import BoardReading, CellReading, CellState
 
 #: What a cell says, confidence aside, as one small integer: 0 empty, 1 unreadable, then tiles.
@@ -79,12 +80,15 @@ def _normalised(signature: np.ndarray) -> np.ndarray:
 class StableBoard:
     """A steady view of the board: every cell's reading and which cells differ from the previous view.
 
-    The first view is compared with an empty board (a game starts on one).
+    The first view is compared with an empty board (a game starts on one). ``causes`` says why an
+    unreadable cell is (``vision.causes``): what the frames showed, or ``UNSTEADY`` when they read it
+    in different ways.
     """
 
     t: float
     cells: dict[Cell, CellReading]
     changed: frozenset[Cell]
+    causes: dict[Cell, Cause] = field(default_factory=dict)
 
     def seen(self) -> dict[Cell, tuple[Colour, Piece] | None]:
         """Every readable cell -> (colour, piece) or None when empty: what ``Table.observe`` takes."""
@@ -260,6 +264,17 @@ class Stabiliser:
         changed = frozenset(c for c in CELLS if not cells[c].same_content(before[c]))
         if self.accepted is not None and not changed:
             return None
-        self.accepted = StableBoard(t, cells, changed)
+        causes = {c: cause for c in CELLS if cells[c].state is CellState.UNREADABLE
+                  if (cause := self._cause(c, codes[:, c.index])) is not None}
+        self.accepted = StableBoard(t, cells, changed, causes)
         self._accepted_codes = np.fromiter((_code(cells[c]) for c in CELLS), np.int16, len(CELLS))
         return self.accepted
+
+    def _cause(self, cell: Cell, codes: np.ndarray) -> Cause | None:
+        """Why ``cell`` is unreadable: the latest cause a frame of the spell showed; else, when the frames
+        read it in more than one way, ``UNSTEADY``; else None."""
+        for _, _, reading in reversed(self._window):
+            if cell in reading.causes:
+                return reading.causes[cell]
+        readable = codes[codes != _UNREADABLE]
+        return Cause.UNSTEADY if len(np.unique(readable)) > 1 else None

@@ -82,6 +82,14 @@ def region_masks(tile: TileGeometry = TILE) -> dict[str, np.ndarray]:
         # Always body: off the bands, out of the hub, short of the corner dots.
         "body": (au > body_lo) & (au < body_hi) & (av > body_lo) & (av < body_hi),
     }
+    # Beside each arm half, both sides: body at the same distance from the hub. A wave stands out from
+    # its flanks; a blank arm lifted by a glare spot is lifted with them.
+    flank = (np.abs(u) > body_lo) & (np.abs(u) < body_hi), (np.abs(v) > body_lo) & (np.abs(v) < body_hi)
+    for part, (lo, hi) in {"in": (start, mid), "out": (mid, end)}.items():
+        masks[f"flank_n_{part}"] = flank[0] & (v > -hi) & (v < -lo)
+        masks[f"flank_e_{part}"] = flank[1] & (u > lo) & (u < hi)
+        masks[f"flank_s_{part}"] = flank[0] & (v > lo) & (v < hi)
+        masks[f"flank_w_{part}"] = flank[1] & (u > -hi) & (u < -lo)
     # Each corner dot against the ring of body around it: a local contrast, so light falling off
     # across the tile or blur from the bands does not matter.
     d0 = tile.dot_offset

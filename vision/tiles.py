@@ -27,16 +27,14 @@ Everything is computed on whole arrays (the 100 cells at once); the steps are:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import cv2
 import numpy as np
 
 from thoughtwave.engine.cells import CELLS, Cell
-from thoughtwave.engine.pieces import Colour, Piece
 from thoughtwave.vision.artwork import TILE, TileGeometry
+from thoughtwave.vision.causes import CLIPPED_LEVEL, CellLight, blur_cause, diagnose, sharpness
+from thoughtwave.vision.channels import brightest, darkest, hue_field
 from thoughtwave.vision.finder import GridGeometry
-from thoughtwave.vision.reading import BoardReading, CellReading
 from thoughtwave.vision.tileframe import (
     ANGLE_EXTENT,
     ANGLE_WEIGHT,
@@ -47,81 +45,21 @@ from thoughtwave.vision.tileframe import (
     frame_coords,
     sampling,
 )
+from thoughtwave.vision.tilemodel import ColourModel, TileReadout
 
+__all__ = ["ColourModel", "TileReader", "TileReadout"]
 
-@dataclass(frozen=True)
-class ColourModel:
-    """Thresholds on the light-normalised image. A calibration profile may override any of them."""
-
-    light_min: float = 0.85        # min channel above this: paper or cream
-    paper_chroma_max: float = 0.14  # max minus min channel above this: not paper or cream
-    skin_chroma_min: float = 0.10  # max minus min channel above this (and not red ink): hand-like
-    red_min: float = 0.30          # red minus max(green, blue) above this: red ink
-    red_ink_saturation: float = 0.58  # (red - blue) / red above this: red ink too
-    dot_red_min: float = 0.06      # corner dots' mean contrast (scaled, against body) above this: red
-    dot_black_max: float = 0.035   # ... below this: black (blur leaves a dot 0.1-0.6 of full contrast)
-    redness_split: float = 0.16    # body redness between black (~0, 0.12 in harsh light) and red (0.18-0.6)
-    redness_gap: float = 0.03      # body redness this close to the split: the hue cue abstains
-    occupied_min: float = 0.12     # body share of the cell's middle for a tile
-    empty_max: float = 0.025       # body share of the cell's middle for an empty cell
-    hand_min_cells: float = 1.2    # a hand-like blob covers at least this many cells' area
-    other_max: float = 0.08        # share of hand-like pixels a cell may hold and still be read
-    arm_margin: float = 0.22       # each arm's scaled cream level must be this far from 0.5 (x2)
-    hub_contrast_min: float = 0.30  # hub minus body cream level: below this it is no tile
-    glare_max: float = 1.10        # a cell's white this many times its neighbourhood's: glare
-    residual_max: float = 0.165    # mean difference between the patch and the ideal tile picture
-
-    @classmethod
-    def from_profile(cls, profile: dict | None) -> ColourModel:
-        """Defaults, overridden by ``profile["colour_model"]`` keys that name a field."""
-        model = cls()
-        values = (profile or {}).get("colour_model") or {}
-        if not isinstance(values, dict):
-            return model
-        known = {k: float(v) for k, v in values.items() if k in cls.__dataclass_fields__ and _is_number(v)}
-        return cls(**{**model.__dict__, **known}) if known else model
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and np.isfinite(value)
-
-
-@dataclass
-class TileReadout:
-    """The reader's arrays, indexed [row, col]: ``state`` 0 empty, 1 tile, 2 unreadable; ``arms``
-    (bit mask), ``red`` (bool), ``confidence``, ``occluded``; tile ``centre`` (x, y) and ``angle``
-    (radians) in grid-image pixels, for overlays and diagnosis; ``why`` says why a cell is unreadable;
-    ``paper_white`` is the board's median paper white (BGR) in the grid image."""
-
-    state: np.ndarray
-    arms: np.ndarray
-    red: np.ndarray
-    confidence: np.ndarray
-    occluded: np.ndarray
-    centre: np.ndarray
-    angle: np.ndarray
-    why: dict[Cell, str]
-    paper_white: np.ndarray | None = None
-
-    def cells(self) -> dict[Cell, CellReading]:
-        """All 100 cells as ``CellReading``s."""
-        out: dict[Cell, CellReading] = {}
-        for cell in CELLS:
-            r, c = cell.row, cell.col
-            conf = float(self.confidence[r, c])
-            if self.state[r, c] == 0:
-                out[cell] = CellReading.empty(conf)
-            elif self.state[r, c] == 1:
-                colour = Colour.RED if self.red[r, c] else Colour.BLACK
-                out[cell] = CellReading.tile(colour, Piece(int(self.arms[r, c])), conf)
-            else:
-                out[cell] = CellReading.unreadable(conf)
-        return out
-
-    def board_reading(self, ms: float = 0.0) -> BoardReading:
-        """The ``BoardReading`` for a found board."""
-        occluded = frozenset(c for c in CELLS if self.occluded[c.row, c.col])
-        return BoardReading(True, self.cells(), occluded=bool(occluded), occluded_cells=occluded, ms=ms)
+#: A local white whose hue (log per channel) is this far off the board's smooth hue field is left out of
+#: the fit, and one whose channels against that field differ by this factor is no paper (a hand).
+HUE_OUTLIER, HUE_SPREAD = 0.12, 1.15
+#: A pixel whose every channel is at least this is washed out (glare, over-exposure): its ink is lost.
+WASHED_LEVEL = 250
+#: ... and so is a rim this wide (share of a cell) around such pixels.
+WASHED_RIM = 0.08
+#: A sample region with less than this share left after washed-out pixels is not read ...
+WASHED_REGION = 0.6
+#: ... nor one whose clipped share is this much above its hub's (blank ink washed to look like cream).
+WASHED_BEYOND_HUB = 0.25
 
 
 # -- the reader ----------------------------------------------------------------------------------
@@ -146,6 +84,9 @@ class TileReader:
         # A finger is most of a cell wide; the blurred rim of a wave is a few pixels.
         k = int(round(0.3 * p)) | 1
         self._open_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        # Glare falls off over a few pixels: the rim of a washed-out patch is lifted too.
+        w = int(round(WASHED_RIM * p)) | 1
+        self._washed_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (w, w))
         # Cell centres (x, y) in grid-image pixels, as (10, 10) arrays.
         m = self.geometry.margin_px
         idx = np.arange(10, dtype=np.float32)
@@ -160,15 +101,18 @@ class TileReader:
         k = max(3, int(round(1.0 * p / 4)) | 1)
         white = cv2.dilate(small, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))).astype(np.float32)
         # A hand (or anything large) has no paper in reach, and its own brightest pixel would pass for
-        # white. Paper white only varies in brightness across the board (light falls off, the colour
-        # cast is the same everywhere), so a local white much darker, brighter or of another hue than
-        # the board's median white is replaced by the paper white around it.
+        # white. Paper white varies in brightness across the board (light falls off) and, slowly, in hue
+        # (a window on one side, a warm lamp on the other), so a local white much darker or brighter
+        # than the board's median white, or of another hue than the smooth field of hues around it, is
+        # replaced by the paper white around it.
         median = np.median(white.reshape(-1, 3), axis=0) + 1.0
         self.paper_white = median - 1.0
         ratio = white / median
         luma = ratio.mean(axis=2)
+        self._white_luma = luma           # quarter size: where the light is dim or bright (vision.causes)
+        hue = ratio / hue_field(ratio, luma, HUE_OUTLIER)
         valid = ((luma > 0.55) & (luma < 1.6)
-                 & (ratio.max(axis=2) < 1.3 * ratio.min(axis=2))).astype(np.float32)
+                 & (brightest(hue) < HUE_SPREAD * darkest(hue))).astype(np.float32)
         if not valid.all():
             # Filled from valid white within about two cells (smooth: done on a quarter-size copy).
             size = (white.shape[1], white.shape[0])
@@ -335,8 +279,13 @@ class TileReader:
         return out
 
     # Step 4 --------------------------------------------------------------------------------------
-    def read(self, grid: np.ndarray) -> TileReadout:
-        """Read all 100 cells of a grid image (BGR uint8, ``geometry.size`` square)."""
+    def read(self, grid: np.ndarray, cell_px: np.ndarray | None = None,
+             sharp_reference: float | None = None) -> TileReadout:
+        """Read all 100 cells of a grid image (BGR uint8, ``geometry.size`` square).
+
+        For the causes of unreadable cells (``TileReadout.causes``): ``cell_px`` is each cell's width in
+        the camera's picture (by ``Cell.index``), ``sharp_reference`` the edge width of recent sharp frames
+        (``TileReadout.sharpness``), so that a drop in sharpness shows."""
         mdl = self.model
         norm, glare = self.normalise(grid)
         cream, redness, not_paper, other = self.classes(norm)
@@ -348,37 +297,65 @@ class TileReader:
         cx, cy, peak = self._centres(self._hub_response(cream))
         centred = (peak > 0).ravel()
         angle = self._angles(cream, cx, cy)
-        # Cream and redness travel together through one remap.
-        patches = self._patches(np.dstack([cream, redness]), cx, cy, angle)
-        flat = patches.reshape(100, PATCH * PATCH, 2)
-        means = self.sampling.region_means(flat[..., 0])            # (100, regions) cream levels
-        red_means = self.sampling.region_means(flat[..., 1])
+        # Glare can wash part of a tile out to paper white: there its ink says nothing, so those samples
+        # (and a rim around them, lifted but not yet clipped) are left out of every level below, and the
+        # tile is read from its other arm halves and corner dots when enough of them remain.
+        clipped = darkest(grid) >= WASHED_LEVEL
+        middle_washed = self._cell_shares(clipped, 0.18, 0.82)
         col = {name: k for k, name in enumerate(self.sampling.regions)}
+        # Cream, redness and what is washed out travel together through one remap.
+        channels = [cream, redness]
+        if clipped.any():
+            channels.append(np.dstack([clipped, cv2.dilate(clipped.view(np.uint8), self._washed_kernel)]))
+        patches = self._patches(np.dstack(channels).astype(np.float32), cx, cy, angle)
+        flat = patches.reshape(100, PATCH * PATCH, -1)
+        suspect = np.zeros((100, len(col)), bool)
+        valid = np.ones(flat.shape[:2], np.float32)
+        glare_seen = np.zeros(100, bool)
+        if clipped.any():
+            clip_share = self.sampling.region_means(flat[..., 2])
+            # Clipped cream is still cream (an over-exposed picture clips the hub and the waves alike). A
+            # tile is under glare where its dark body clips: there the clipped samples and their rim say
+            # nothing. A region clipped well beyond its hub may be blank ink washed to cream: not read.
+            glared = clip_share[:, col["body"]] > 0.02
+            valid = np.where(glared[:, None], flat[..., 3] < 0.5, True).astype(np.float32)
+            suspect = clip_share > clip_share[:, col["hub"]][:, None] + WASHED_BEYOND_HUB
+            suspect[:, [col["body"], col["hub"]]] = False        # the body is masked above; the hub is cream
+            glare_seen = glared | suspect.any(axis=1)
+        seen = self.sampling.region_means(valid)                    # (100, regions) share not washed out
+        means = self.sampling.region_means(flat[..., 0] * valid) / np.maximum(seen, 1e-3)
+        red_means = self.sampling.region_means(flat[..., 1] * valid) / np.maximum(seen, 1e-3)
+        kept = (seen >= WASHED_REGION) & ~suspect
 
         body_level = means[:, col["body"]]
-        hub_level = means[:, col["hub"]]
-        contrast = hub_level - body_level
+        # The hub is cream: washed out, it still reads as cream.
+        hub_level = self.sampling.region_means(flat[..., 0])[:, col["hub"]]
+        contrast = np.where(kept[:, col["body"]], hub_level - body_level, 0.0)
         scale = np.maximum(contrast, 1e-3)[:, None]
         arm_cols = [col[f"arm_{d}_{part}"] for part in ("in", "out") for d in "nesw"]
         arm_levels = ((means[:, arm_cols] - body_level[:, None]) / scale).reshape(100, 2, 4)
+        flank_cols = [col[f"flank_{d}_{part}"] for part in ("in", "out") for d in "nesw"]
+        # The same against the body right beside each half: where the two disagree about wave or blank
+        # (a glare spot lifting a blank arm with its flanks), the half is in doubt.
+        local = ((means[:, arm_cols] - means[:, flank_cols]) / scale).reshape(100, 2, 4)
+        arm_levels = np.where((local > 0.5) == (arm_levels > 0.5), arm_levels, 0.5)
+        arm_kept = kept[:, arm_cols].reshape(100, 2, 4) & kept[:, flank_cols].reshape(100, 2, 4)
         corners = ("nw", "ne", "se", "sw")
         dot_levels = (means[:, [col[f"dot_{k}"] for k in corners]]
                       - means[:, [col[f"ring_{k}"] for k in corners]]) / scale
-        # Blur leaves a small dot a fraction of its contrast; the mean of four is steadier than any one.
-        dots = dot_levels.mean(axis=1)
-        has_arm = arm_levels > 0.5
-        arms = (has_arm[:, 0] * np.array(ARM_BITS)).sum(axis=1)
-        # Inner and outer halves must agree, and every half must be clearly wave or clearly blank.
-        arms_agree = (has_arm[:, 0] == has_arm[:, 1]).all(axis=1)
-        arm_margin = np.where(arms_agree, np.abs(arm_levels - 0.5).min(axis=(1, 2)) * 2, 0.0)
+        dot_kept = kept[:, [col[f"dot_{k}"] for k in corners]] & kept[:, [col[f"ring_{k}"] for k in corners]]
+        # Blur leaves a small dot a fraction of its contrast; the mean of those seen is steadier than any one.
+        dots = np.where(dot_kept, dot_levels, 0.0).sum(axis=1) / np.maximum(dot_kept.sum(axis=1), 1)
+        arms, arm_margin = self._arms(arm_levels, arm_kept, glare_seen | (glare.ravel() > mdl.glare_max))
 
-        # Colour, cue 1: the body's hue. Cue 2: the corner dots. Both must say the same.
+        # Colour, cue 1: the body's hue. Cue 2: the corner dots (two at least, seen). Both must say the same.
         body_red = red_means[:, col["body"]]
         hue_red = body_red > mdl.redness_split
         hue_margin = np.clip(np.abs(body_red - mdl.redness_split) / mdl.redness_split, 0, 1)
         # Blur takes much of a small dot's contrast; a black tile's corners stay at body level.
-        dots_red = (dots > mdl.dot_red_min) & (dot_levels.min(axis=1) > 0)
-        dots_black = dots < mdl.dot_black_max
+        dots_seen = dot_kept.sum(axis=1) >= 2
+        dots_red = dots_seen & (dots > mdl.dot_red_min) & (np.where(dot_kept, dot_levels, np.inf).min(axis=1) > 0)
+        dots_black = dots_seen & (dots < mdl.dot_black_max)
         dot_margin = np.where(dots_red, (dots - mdl.dot_red_min) / mdl.dot_red_min,
                               (mdl.dot_black_max - dots) / mdl.dot_black_max)
         hue_sure = np.abs(body_red - mdl.redness_split) > mdl.redness_gap
@@ -388,7 +365,9 @@ class TileReader:
         # The patch must look like the ideal picture of what was read.
         scaled = np.clip((flat[..., 0] - body_level[:, None]) / scale, 0, 1)
         ideal = self.sampling.ideal[arms, red.astype(int)].reshape(100, -1)
-        residual = np.abs(scaled - ideal)[:, RESIDUAL_INDEX].mean(axis=1)
+        weight = valid[:, RESIDUAL_INDEX]
+        residual = ((np.abs(scaled - ideal)[:, RESIDUAL_INDEX] * weight).sum(axis=1)
+                    / np.maximum(weight.sum(axis=1), 1.0))
 
         occluded = (cell_other > mdl.other_max).ravel()
         occupied = middle_body > mdl.occupied_min
@@ -400,8 +379,14 @@ class TileReader:
         # explains does not count against the cell being empty.
         unexplained = not_paper & (self._footprints(tile_ok, cx, cy, angle, grid.shape[:2]) == 0)
         middle_unexplained = self._cell_shares(unexplained, 0.18, 0.82)
-        # Empty is said only where a tile would have shown: not under measurable glare.
-        empty = (middle_unexplained < mdl.empty_max) & (middle_other < 0.02) & (glare.ravel() < mdl.glare_max)
+        # Empty is said only where a tile would have shown: not under measurable glare, nor where the
+        # middle is washed out (a tile there would be paper white too).
+        # What is not clipped of a half-washed middle must be clean paper by itself: a tile's lifted ink
+        # shows there before the rest clips. (A middle clipped all over shows nothing at all: a tile washed
+        # out entirely reads as empty; telling it from clipped paper needs more than one picture.)
+        unclipped = np.maximum(1.0 - middle_washed, 0.25)
+        empty = ((middle_unexplained / unclipped < mdl.empty_max) & (middle_other < 0.02)
+                 & (glare.ravel() < mdl.glare_max))
         state = np.where(tile_ok, 1, np.where(empty & ~occluded, 0, 2))
 
         empty_conf = np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1)
@@ -416,9 +401,59 @@ class TileReader:
         for i in np.flatnonzero(state == 2):
             why[CELLS[i]] = ("it overlaps a neighbouring tile as read" if crowded[i] else
                              _why(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual))
-        return TileReadout(state.reshape(10, 10), arms.reshape(10, 10), red.reshape(10, 10),
-                           confidence.reshape(10, 10).astype(np.float32), occluded.reshape(10, 10),
-                           np.stack([cx, cy], axis=-1), angle, why, self.paper_white)
+        readout = TileReadout(state.reshape(10, 10), arms.reshape(10, 10), red.reshape(10, 10),
+                              confidence.reshape(10, 10).astype(np.float32), occluded.reshape(10, 10),
+                              np.stack([cx, cy], axis=-1), angle, why, self.paper_white)
+        if why:
+            # Hands, glare, shadow and size first; the sharpness (a few ms) only for cells they leave.
+            light = self.cell_light(grid)
+            unread = state == 2
+            causes = diagnose(unread, occluded, glare.ravel(), light, None, cell_px, mdl.glare_max)
+            if len(causes) < int(unread.sum()):
+                sharp = sharpness(grid)
+                readout.sharpness = sharp.width
+                blur = blur_cause(sharp, self.geometry.px_per_cell, sharp_reference)
+                if blur is not None:
+                    causes = diagnose(unread, occluded, glare.ravel(), light, blur, cell_px, mdl.glare_max)
+            readout.causes = causes
+        return readout
+
+    def _arms(self, levels: np.ndarray, kept: np.ndarray, glare: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each tile's arms (bit mask) and the margin they were read with (0: in doubt), from the (100, 2, 4)
+        scaled levels of each arm's inner and outer half, which halves were seen (``kept``) and which
+        tiles lie under glare.
+
+        An arm is read from its halves seen, which must agree, each clearly wave or blank. Under glare one
+        half clearly blank reads the arm blank even when the other is in doubt: glare only lifts dark ink
+        toward cream, never the other way, so "blank" survives it and "wave" does not."""
+        has_arm = levels > 0.5
+        sure = np.abs(levels - 0.5) * 2
+        # Each arm from its inner half, or its outer half where the inner one is washed out.
+        bit = np.where(kept[:, 0], has_arm[:, 0], has_arm[:, 1])
+        agree = (has_arm[:, 0] == has_arm[:, 1]) | ~kept.all(axis=1)
+        margin = np.where(agree & kept.any(axis=1), np.where(kept, sure, np.inf).min(axis=1), 0.0)   # (100, 4)
+        clear_blank = np.where(kept & ~has_arm, sure, 0.0).max(axis=1)
+        rescue = glare[:, None] & (margin <= self.model.arm_margin) & (clear_blank > self.model.arm_margin)
+        bit = np.where(rescue, False, bit)
+        margin = np.where(rescue, clear_blank, margin)
+        return (bit * np.array(ARM_BITS)).sum(axis=1), margin.min(axis=1)
+
+    def cell_light(self, grid: np.ndarray) -> CellLight:
+        """How the light falls on each cell of ``grid``, as the last ``normalise`` of it measured (shade
+        and brightness) plus the share clipped white; see ``vision.causes.CellLight``."""
+        p, m = self.geometry.px_per_cell, self.geometry.margin_px
+        q = p / 4
+        centres = (m / 4 + (np.arange(10) + 0.5) * q).astype(int)
+        luma = self._white_luma
+        at = np.ix_(centres, centres)
+        # The dimmest light around each cell's middle (3x3 quarter-size pixels: most of the middle), and
+        # how much the light changes across the cell and its rim (5x5: a shadow's edge runs through it).
+        box = cv2.erode(luma, np.ones((3, 3), np.uint8))[at].ravel()
+        five = np.ones((5, 5), np.uint8)
+        edge = (cv2.erode(luma, five)[at] / np.maximum(cv2.dilate(luma, five)[at], 1e-3)).ravel()
+        paper = box * float(np.mean(self.paper_white + 1.0))
+        clipped = self._cell_shares(darkest(grid) >= CLIPPED_LEVEL, 0.0, 1.0)
+        return CellLight(box.astype(np.float32), paper.astype(np.float32), clipped, edge.astype(np.float32))
 
 
 def _why(i: int, occluded: np.ndarray, occupied: np.ndarray, contrast: np.ndarray, mdl: ColourModel,
@@ -434,3 +469,4 @@ def _why(i: int, occluded: np.ndarray, occupied: np.ndarray, contrast: np.ndarra
     if not colour_ok[i]:
         return "colour cues disagree"
     return "does not look like the piece read"
+

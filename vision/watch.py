@@ -26,6 +26,7 @@ import numpy as np
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.referee import Referee, Rules
 from thoughtwave.engine.table import Table
+from thoughtwave.vision.causes import cause_message
 from thoughtwave.vision.events import BoardChange, BoardSeen, Event, HandOver, from_table
 from thoughtwave.vision.reading import BoardReading, CellState
 from thoughtwave.vision.sources import Frame
@@ -171,7 +172,9 @@ class Watcher:
                 del seen[cell]
         else:
             self._pending = self._held = None
-        return [from_table(event, frame.index) for event in self.table.observe(seen, view.unreadable())]
+        reasons = {cell: cause_message(cause, cell) for cell, cause in view.causes.items()}
+        return [from_table(event, frame.index, view.causes)
+                for event in self.table.observe(seen, view.unreadable(), reasons)]
 
     @property
     def status(self) -> str:

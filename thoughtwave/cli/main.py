@@ -16,8 +16,7 @@ from collections.abc import Sequence
 
 from thoughtwave.cli.errors import NotFound, UsageError
 
-#: (command, module, one-line help), in the order ``--help`` lists them. serve and referee still live in
-#: the web layer's folder until the game loop leaves it (issue 13); their modules move here then.
+#: (command, module, one-line help), in the order ``--help`` lists them.
 COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("referee", "thoughtwave.cli.referee", "referee typed moves (or camera frames): one JSON line per attempt"),
     ("legal", "thoughtwave.cli.legal", "which pieces the side to move may place on a cell"),
@@ -28,6 +27,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("calibrate", "thoughtwave.cli.calibrate",
      "check the camera and the printed board, and write the calibration profile"),
     ("print-kit", "thoughtwave.cli.print_kit", "the printable board and tiles: a PDF at exact size, or PNGs"),
+    ("cases", "thoughtwave.cli.cases", "the saved misread cases: list them, or export them as one archive to send"),
 )
 
 

@@ -16,6 +16,7 @@ from thoughtwave.engine.sides import Sides
 from thoughtwave.synth.camera import Projector, blurred, noise_sigma, noisy, project_points, texture_maps
 from thoughtwave.synth.hands import composite_hand, hand_mask
 from thoughtwave.synth.light import lit
+from thoughtwave.synth.physical import depth_of_field, draw_relief, hand_shadow_px, physical_light, tile_relief
 from thoughtwave.synth.recent import Recent
 from thoughtwave.synth.scene import Scene, TileLay
 from thoughtwave.synth.surface import desk_texture, printed
@@ -109,12 +110,20 @@ def _noiseless(scene: Scene) -> tuple[np.ndarray, GroundTruth]:
     image = desk * (1.0 - alpha) + colour
 
     mask = None
+    physical = scene.physical
     if scene.hand is not None:
-        mask = hand_mask(scene.hand, projector, (w, h))
-        image = composite_hand(image, mask, scene.hand)
+        hand = scene.hand
+        if physical is not None and physical.lamp_shadows:
+            hand = replace(hand, shadow_px=hand_shadow_px(physical, camera, hand.tip_mm))
+        mask = hand_mask(hand, projector, (w, h))
+        image = composite_hand(image, mask, hand)
         mask.setflags(write=False)
     image = lit(image, scene.light, (w, h))
+    if physical is not None:
+        image = physical_light(image, physical, camera)
     image = blurred(image, scene.optics)
+    if physical is not None:
+        image = depth_of_field(image, physical, camera)
 
     occlusion = _occlusion(scene.layout, projector, mask, (w, h))
     truth = GroundTruth(
@@ -172,6 +181,7 @@ def _board_with_tiles(scene: Scene, ppm: int) -> np.ndarray:
     layout = scene.layout
     tile_px = max(4, int(round(layout.tile_mm * ppm)))
     half = tile_px / 2
+    relief = scene.physical.relief if scene.physical is not None else None
     th, tw = texture.shape[:2]
     for cell, (colour, piece) in sorted(scene.tiles.items()):
         lay = scene.lays.get(cell, TileLay())
@@ -195,6 +205,12 @@ def _board_with_tiles(scene: Scene, ppm: int) -> np.ndarray:
                               borderMode=cv2.BORDER_CONSTANT, borderValue=0).astype(np.float32)
         ones = np.ones((tile_px, tile_px), np.float32)
         cover = cv2.warpAffine(ones, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        if relief is not None:
+            how = tile_relief(scene.physical, scene.camera, ((cx + 0.5) / ppm, (cy + 0.5) / ppm), ppm)
+            roi = draw_relief(texture[y0:y1, x0:x1, :3].astype(np.float32), _tile(colour, piece, tile_px, layout.tile),
+                              cover, m, relief, how)
+            texture[y0:y1, x0:x1, :3] = np.clip(roi + 0.5, 0, 255).astype(np.uint8)
+            continue
         shifted = m.copy()
         shifted[:, 2] += 0.4 * ppm
         shade = cv2.warpAffine(ones, shifted, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)

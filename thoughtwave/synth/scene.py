@@ -13,6 +13,7 @@ from thoughtwave.engine.sides import Sides
 from thoughtwave.synth.camera import Camera, Optics, Sensor, random_camera
 from thoughtwave.synth.hands import Hand, hand_over, random_hand
 from thoughtwave.synth.light import Glare, Light, Shadow, cast_gains
+from thoughtwave.synth.physical import Physical
 from thoughtwave.synth.surface import DESK_TONES, Desk, Printing
 from thoughtwave.vision.artwork import BoardLayout
 
@@ -61,18 +62,23 @@ class Scene:
     red_sides: Sides = Sides.WE
     seed: int = 0          # paper grain
     noise_seed: int = 0    # sensor noise: change it per frame for a live camera
+    physical: Physical | None = None   # a lamp, thick tiles, gloss, mixed light, depth of field (synth.physical)
 
     @classmethod
     def random(cls, seed: int, tiles: dict[Cell, tuple[Colour, Piece]] | None = None,
                level: str | float = "medium", hand: bool | Cell | None = None,
                resolution: tuple[int, int] = (1280, 960), layout: BoardLayout | None = None,
-               red_sides: Sides = Sides.WE) -> Scene:
+               red_sides: Sides = Sides.WE, physical: bool | str = False) -> Scene:
         """A scene drawn from ``seed``; ``level`` scales every disturbance (``clean`` has none).
 
         ``tiles`` None draws a plausible position of 0..48 tiles from the seed; ``hand`` None lets the
         seed decide (more often at higher levels), a ``Cell`` puts the fingers over that cell. The same
         seed at another level gives the same board,
         camera and hand, with disturbances scaled: compare ``clean`` and ``hard`` of one seed.
+        ``physical`` True adds every disturbance of ``synth.physical`` (a lamp, thick tiles, gloss, mixed
+        light, depth of field, the hand's shadow from the lamp) at full strength whatever the level, a name
+        of ``DISTURBANCES`` adds that one only; they are drawn from their own stream of the seed, so the
+        rest of the scene is the same.
         """
         amount = level_amount(level)
         layout = layout or BoardLayout()
@@ -126,10 +132,13 @@ class Scene:
             hand_draw = hand_over(hand, hand_draw, layout)
         tone, grain = rnd.choice(DESK_TONES)
         desk = Desk(tone, grain * u(0.3, 1.0), u(0, 180), rnd.getrandbits(31))
+        extra = None
+        if physical:
+            extra = Physical.random(seed, 1.0, None if physical is True else str(physical))
         return cls(
             tiles=dict(tiles), lays=lays, camera=camera, light=light, optics=optics, sensor=sensor,
             printing=printing, hand=hand_draw if with_hand else None, desk=desk, layout=layout,
-            red_sides=red_sides, seed=rnd.getrandbits(31), noise_seed=rnd.getrandbits(31),
+            red_sides=red_sides, seed=rnd.getrandbits(31), noise_seed=rnd.getrandbits(31), physical=extra,
         )
 
     def describe(self) -> dict:

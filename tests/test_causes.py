@@ -1,0 +1,179 @@
+"""Why a cell cannot be read: each cause the picture shows, named on rendered frames and carried to the flag."""
+
+from collections import Counter
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from thoughtwave.engine.cells import CELLS, Cell
+from thoughtwave.engine.pieces import Colour, Piece
+from thoughtwave.engine.referee import Referee, Rules
+from thoughtwave.engine.table import FlagKind, Table
+from thoughtwave.synth import Glare, Optics, Scene, Shadow, render
+from thoughtwave.vision.causes import Cause, Sharpness, blur_cause, cause_message, cell_sizes
+from thoughtwave.vision.events import Unreadable, to_json
+from thoughtwave.vision.reading import BoardReading, CellReading
+from thoughtwave.vision.recognizer import Recognizer
+from thoughtwave.vision.sources import Frame
+from thoughtwave.vision.stabiliser import Stabiliser
+from thoughtwave.vision.watch import Watcher
+
+BASE = Scene.random(21, level="mild", hand=False)
+
+
+def causes_of(scene: Scene) -> tuple[BoardReading, Counter]:
+    """The reading of ``scene`` after one frame of the undisturbed scene (the sharpness reference)."""
+    recognizer = Recognizer()
+    assert recognizer.read(render(BASE)[0]).unreadable() == []
+    reading = recognizer.read(render(scene)[0])
+    assert reading.board_found
+    return reading, Counter(reading.causes.get(c) for c in reading.unreadable())
+
+
+def test_glare_is_named_glare_where_the_lamp_reflects():
+    lamp = Glare((0.5, 0.5), 0.08, 250, 1.5, 20)
+    reading, causes = causes_of(replace(BASE, light=replace(BASE.light, glare=(lamp,))))
+    assert len(reading.unreadable()) >= 5
+    assert causes[Cause.GLARE] >= 0.9 * len(reading.unreadable())
+
+
+def test_a_deep_shadow_is_named_shadow_and_never_blur():
+    band = Shadow(30, 0.0, 0.12, 0.8)
+    reading, causes = causes_of(replace(BASE, light=replace(BASE.light, shadow=band)))
+    assert len(reading.unreadable()) >= 10
+    assert causes[Cause.SHADOW] >= 0.7 * len(reading.unreadable())
+    assert causes[Cause.FOCUS] == causes[Cause.MOTION] == 0
+
+
+@pytest.mark.parametrize(("optics", "cause"), [(Optics(defocus=3.0), Cause.FOCUS),
+                                               (Optics(motion_px=10, motion_angle_deg=30), Cause.MOTION)])
+def test_blur_is_told_apart_from_a_shaken_camera(optics, cause):
+    reading, causes = causes_of(replace(BASE, optics=optics))
+    assert len(reading.unreadable()) >= 3
+    assert causes == Counter({cause: len(reading.unreadable())})
+
+
+def test_a_board_too_small_in_the_picture_says_so():
+    reading, causes = causes_of(replace(BASE, camera=replace(BASE.camera, resolution=(480, 360))))
+    assert reading.unreadable()
+    assert causes == Counter({Cause.SMALL: len(reading.unreadable())})
+
+
+def test_cells_under_a_hand_are_covered():
+    frame, truth = render(Scene.random(57, level="mild", hand=True))
+    reading = Recognizer().read(frame)
+    covered = [c for c in truth.occluded_cells if truth.occlusion[c] > 0.6]
+    assert covered and all(reading.causes.get(c) is Cause.HAND for c in covered)
+
+
+def test_a_good_frame_has_no_causes_and_the_recognize_json_is_unchanged():
+    reading = Recognizer().read(render(BASE)[0])
+    assert reading.causes == {}
+    assert set(reading.to_json()) == {"board_found", "cells", "unreadable", "ms"}
+
+
+def test_the_recognize_json_names_causes_of_unreadable_cells_only():
+    e5, f6 = Cell.parse("E5"), Cell.parse("F6")
+    cells = {c: CellReading.empty() for c in CELLS} | {e5: CellReading.unreadable()}
+    reading = BoardReading(True, cells, causes={e5: Cause.GLARE, f6: Cause.SHADOW})
+    assert reading.to_json()["causes"] == {"E5": "glare"}
+
+
+def test_a_drop_in_sharpness_against_the_reference_counts_as_blur():
+    soft = Sharpness(width=4.0, anisotropy=0.2)
+    assert blur_cause(soft, 32) is None                      # under the absolute limit
+    assert blur_cause(soft, 32, reference=2.2) is Cause.FOCUS  # but much softer than before
+    assert blur_cause(Sharpness(4.0, 0.9), 32, reference=2.2) is Cause.MOTION
+
+
+def test_cell_sizes_follow_the_grid_corners():
+    xs, ys = np.meshgrid(np.arange(11) * 30.0, np.arange(11) * 20.0)
+    sizes = cell_sizes(np.stack([xs, ys], axis=-1))
+    assert sizes.shape == (100,) and np.allclose(sizes, 25.0)
+
+
+def test_messages_are_in_a_players_words_with_advice():
+    e5 = Cell.parse("E5")
+    assert cause_message(Cause.GLARE, e5) == "glare on E5: tilt the lamp or the board"
+    assert cause_message(Cause.SHADOW, e5).startswith("E5 is in shadow")
+    assert "hold the table still" in cause_message(Cause.MOTION, e5)
+    assert cause_message(None, e5).startswith("can't read E5")
+    assert all("E5" in cause_message(cause, e5) for cause in Cause)
+
+
+# -- from the reader to the flag: stabiliser, table, watcher, JSON ------------------------------------
+
+def board(unreadable: dict[str, Cause | None], tile: CellReading | None = None) -> BoardReading:
+    cells = {c: CellReading.empty() for c in CELLS}
+    causes = {}
+    for name, cause in unreadable.items():
+        cells[Cell.parse(name)] = tile or CellReading.unreadable()
+        if cause is not None and tile is None:
+            causes[Cell.parse(name)] = cause
+    return BoardReading(True, cells, causes=causes)
+
+
+class Scripted:
+    pose_moved = False
+
+    def __init__(self, readings):
+        self.readings = iter(readings)
+
+    def read(self, image):
+        return next(self.readings)
+
+    def draw_overlay(self, image):
+        return image
+
+
+def run_watcher(readings: list[BoardReading]) -> list[dict]:
+    watcher = Watcher(Rules(), reader=Scripted(readings))
+    out = []
+    for i in range(len(readings)):
+        out += [to_json(e) for e in watcher.feed(Frame(i, i / 10, np.zeros((4, 4, 3), np.uint8)))]
+    return out
+
+
+def test_an_unreadable_event_carries_its_cause_and_advice():
+    events = run_watcher([board({})] * 10 + [board({"G7": Cause.GLARE})] * 20)
+    unreadable = [e for e in events if e["event"] == "unreadable"]
+    assert unreadable == [{"frame": unreadable[0]["frame"], "event": "unreadable", "flag": "unreadable",
+                           "cell": "G7", "message": "glare on G7: tilt the lamp or the board", "cause": "glare"}]
+
+
+def test_an_unreadable_event_without_a_cause_keeps_the_old_shape():
+    events = run_watcher([board({})] * 10 + [board({"G7": None})] * 20)
+    unreadable = [e for e in events if e["event"] == "unreadable"]
+    assert set(unreadable[0]) == {"frame", "event", "flag", "cell", "message"}
+    assert unreadable[0]["message"].startswith("can't read G7")
+
+
+def test_a_cell_read_two_ways_in_turn_is_unsteady():
+    red = CellReading.tile(Colour.RED, Piece.parse("ew"))
+    black = CellReading.tile(Colour.BLACK, Piece.parse("ew"))
+    stabiliser = Stabiliser()
+    view = None
+    for i in range(20):
+        reading = board({"G7": None}, tile=red if i % 2 else black)
+        view = stabiliser.feed(i / 10, reading) or view
+    assert view is not None and view.cells[Cell.parse("G7")].state.value == "unreadable"
+    assert view.causes == {Cell.parse("G7"): Cause.UNSTEADY}
+
+
+def test_the_table_takes_the_reason_as_the_flag_and_a_new_reason_changes_it():
+    table = Table(Referee(Rules()))
+    g7 = Cell.parse("G7")
+    seen = {c: None for c in CELLS if c != g7}
+    first = table.observe(seen, [g7], {g7: "glare on G7: tilt the lamp or the board"})
+    assert [e.flag.message for e in first] == ["glare on G7: tilt the lamp or the board"]
+    assert table.observe(seen, [g7], {g7: "glare on G7: tilt the lamp or the board"}) == []
+    changed = table.observe(seen, [g7], {g7: "G7 is in shadow: move what casts it or add light"})
+    assert [(e.flag.kind, e.flag.message) for e in changed] == [
+        (FlagKind.UNREADABLE, "G7 is in shadow: move what casts it or add light")]
+    assert table.observe(seen, [g7]) == []          # no reason given: the standing flag stays
+
+
+def test_unreadable_events_keep_their_cause_in_the_type():
+    event = Unreadable(Cell.parse("E5"), "glare on E5: tilt the lamp or the board", 4, "glare")
+    assert to_json(event)["cause"] == "glare"

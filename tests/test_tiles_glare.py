@@ -1,0 +1,56 @@
+"""Glare on tiles: a reflection that washes part of a tile out never turns a blank arm into a wave, and an
+evenly over-exposed board (paper and cream clipped, ink dark) still reads."""
+
+import numpy as np
+from test_tiles import grid_image
+
+from thoughtwave.engine.cells import Cell
+from thoughtwave.engine.pieces import Colour, Piece
+from thoughtwave.vision.artwork import BoardLayout, tile_image
+from thoughtwave.vision.finder import BoardFinder
+from thoughtwave.vision.reading import CellState
+from thoughtwave.vision.tiles import TileReader
+
+GEOMETRY = BoardFinder().geometry
+P, M = GEOMETRY.px_per_cell, GEOMETRY.margin_px
+
+
+def face(colour: Colour, piece: str) -> np.ndarray:
+    return tile_image(colour, Piece.parse(piece), int(round(BoardLayout().tile_mm * 4.0))).copy()
+
+
+def centre(cell: Cell) -> tuple[float, float]:
+    return M + (cell.col + 0.5) * P, M + (cell.row + 0.5) * P
+
+
+def spot(grid: np.ndarray, x: float, y: float, strength: float, sigma: float) -> np.ndarray:
+    yy, xx = np.mgrid[0:grid.shape[0], 0:grid.shape[1]]
+    lift = strength * np.exp(-((xx - x) ** 2 + (yy - y) ** 2) / (2 * sigma ** 2))
+    return np.clip(grid.astype(np.float32) + lift[..., None], 0, 255).astype(np.uint8)
+
+
+def test_a_reflection_washing_out_a_blank_arm_is_doubt_not_a_wave():
+    e5 = Cell.parse("E5")
+    cx, cy = centre(e5)
+    # A lamp's reflection just east of the tile: it clips the paper and the east (blank) arm's outer half.
+    grid = spot(grid_image({e5: face(Colour.BLACK, "ns")}), cx + 0.55 * P, cy, 420, 0.22 * P)
+    reading = TileReader().read(grid).cells()[e5]
+    assert reading.label() in ("black ns", "unreadable")
+
+
+def test_a_blank_arm_lifted_with_its_flanks_is_not_read_as_a_wave():
+    c3 = Cell.parse("C3")
+    cx, cy = centre(c3)
+    grid = grid_image({c3: face(Colour.RED, "ns")}).astype(np.float32)
+    grid[int(cy - 0.3 * P):int(cy + 0.3 * P), int(cx + 0.12 * P):int(cx + 0.45 * P)] += 120
+    reading = TileReader().read(np.clip(grid, 0, 255).astype(np.uint8)).cells()[c3]
+    assert reading.label() in ("red ns", "unreadable")
+
+
+def test_an_evenly_over_exposed_board_still_reads():
+    tiles = {Cell.parse("B2"): face(Colour.RED, "new"), Cell.parse("F7"): face(Colour.BLACK, "sw")}
+    bright = np.clip(grid_image(tiles).astype(np.float32) * 1.4, 0, 255).astype(np.uint8)
+    assert (bright.min(axis=2) >= 250).mean() > 0.5          # paper and cream clipped, ink not
+    cells = TileReader().read(bright).cells()
+    assert cells[Cell.parse("B2")].label() == "red new" and cells[Cell.parse("F7")].label() == "black sw"
+    assert all(r.state is CellState.EMPTY for c, r in cells.items() if c not in tiles)

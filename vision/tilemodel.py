@@ -1,0 +1,93 @@
+"""What the tile reader decides with and answers: the ``ColourModel`` (its thresholds, which a calibration
+profile may override) and the ``TileReadout`` (its per-cell arrays, turned into ``CellReading``s)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from thoughtwave.engine.cells import CELLS, Cell
+from thoughtwave.engine.pieces import Colour, Piece
+from thoughtwave.vision.causes import Cause
+from thoughtwave.vision.reading import BoardReading, CellReading
+
+
+@dataclass(frozen=True)
+class ColourModel:
+    """Thresholds on the light-normalised image. A calibration profile may override any of them."""
+
+    light_min: float = 0.85        # min channel above this: paper or cream
+    paper_chroma_max: float = 0.14  # max minus min channel above this: not paper or cream
+    skin_chroma_min: float = 0.10  # max minus min channel above this (and not red ink): hand-like
+    red_min: float = 0.30          # red minus max(green, blue) above this: red ink
+    red_ink_saturation: float = 0.58  # (red - blue) / red above this: red ink too
+    dot_red_min: float = 0.06      # corner dots' mean contrast (scaled, against body) above this: red
+    dot_black_max: float = 0.035   # ... below this: black (blur leaves a dot 0.1-0.6 of full contrast)
+    redness_split: float = 0.16    # body redness between black (~0, 0.12 in harsh light) and red (0.18-0.6)
+    redness_gap: float = 0.03      # body redness this close to the split: the hue cue abstains
+    occupied_min: float = 0.12     # body share of the cell's middle for a tile
+    empty_max: float = 0.025       # body share of the cell's middle for an empty cell
+    hand_min_cells: float = 1.2    # a hand-like blob covers at least this many cells' area
+    other_max: float = 0.08        # share of hand-like pixels a cell may hold and still be read
+    arm_margin: float = 0.22       # each arm's scaled cream level must be this far from 0.5 (x2)
+    hub_contrast_min: float = 0.30  # hub minus body cream level: below this it is no tile
+    glare_max: float = 1.10        # a cell's white this many times its neighbourhood's: glare
+    residual_max: float = 0.165    # mean difference between the patch and the ideal tile picture
+
+    @classmethod
+    def from_profile(cls, profile: dict | None) -> ColourModel:
+        """Defaults, overridden by ``profile["colour_model"]`` keys that name a field."""
+        model = cls()
+        values = (profile or {}).get("colour_model") or {}
+        if not isinstance(values, dict):
+            return model
+        known = {k: float(v) for k, v in values.items() if k in cls.__dataclass_fields__ and _is_number(v)}
+        return cls(**{**model.__dict__, **known}) if known else model
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and np.isfinite(value)
+
+
+@dataclass
+class TileReadout:
+    """The reader's arrays, indexed [row, col]: ``state`` 0 empty, 1 tile, 2 unreadable; ``arms``
+    (bit mask), ``red`` (bool), ``confidence``, ``occluded``; tile ``centre`` (x, y) and ``angle``
+    (radians) in grid-image pixels, for overlays and diagnosis; ``why`` says why a cell is unreadable
+    (the reader's own words), ``causes`` the cause a player can fix (``vision.causes``) where one shows;
+    ``paper_white`` is the board's median paper white (BGR) in the grid image; ``sharpness`` the grid
+    image's edge width when it was measured (a frame with an unreadable cell)."""
+
+    state: np.ndarray
+    arms: np.ndarray
+    red: np.ndarray
+    confidence: np.ndarray
+    occluded: np.ndarray
+    centre: np.ndarray
+    angle: np.ndarray
+    why: dict[Cell, str]
+    paper_white: np.ndarray | None = None
+    causes: dict[Cell, Cause] = field(default_factory=dict)
+    sharpness: float | None = None
+
+    def cells(self) -> dict[Cell, CellReading]:
+        """All 100 cells as ``CellReading``s."""
+        out: dict[Cell, CellReading] = {}
+        for cell in CELLS:
+            r, c = cell.row, cell.col
+            conf = float(self.confidence[r, c])
+            if self.state[r, c] == 0:
+                out[cell] = CellReading.empty(conf)
+            elif self.state[r, c] == 1:
+                colour = Colour.RED if self.red[r, c] else Colour.BLACK
+                out[cell] = CellReading.tile(colour, Piece(int(self.arms[r, c])), conf)
+            else:
+                out[cell] = CellReading.unreadable(conf)
+        return out
+
+    def board_reading(self, ms: float = 0.0) -> BoardReading:
+        """The ``BoardReading`` for a found board."""
+        occluded = frozenset(c for c in CELLS if self.occluded[c.row, c.col])
+        return BoardReading(True, self.cells(), occluded=bool(occluded), occluded_cells=occluded, ms=ms,
+                            causes=dict(self.causes))
