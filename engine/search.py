@@ -100,6 +100,16 @@ class Search:
             value -= math.copysign(ply, value)
         return value
 
+    def _value_after(self, candidates: Candidates, move: Move, key: int, ply: int) -> float:
+        """The evaluation of the position after ``move`` (played and taken back), reusing what
+        ``candidates`` knows the move leaves unchanged."""
+        known = candidates.unchanged(move)
+        child = self.play(move, key)
+        try:
+            return self.evaluate(child, ply + 1, known)
+        finally:
+            self.ref.undo()
+
     def ranked(self, key: int, ply: int, wide: bool) -> list[tuple[float, Move]]:
         """The side to move's candidates, each with its evaluation after the move, best first for the
         mover; kept per key. A winning placement is the only candidate."""
@@ -113,12 +123,7 @@ class Search:
         moves = candidates.moves + candidates.blocks()
         out: list[tuple[float, Move]] = []
         for move in moves:
-            known = candidates.unchanged(move)
-            child = self.play(move, key)
-            try:
-                value = self.evaluate(child, ply + 1, known)
-            finally:
-                ref.undo()
+            value = self._value_after(candidates, move, key, ply)
             out.append((value + self.rng.random() * 1e-3, move))
         out.sort(key=lambda x: -x[0] if maximising else x[0])
         self.rankings[full] = out
@@ -202,12 +207,7 @@ class Search:
         seen: list[tuple[float, Move]] = []
         for batch in (candidates.moves, None):
             for move in batch if batch is not None else candidates.blocks():
-                known = candidates.unchanged(move)
-                child = self.play(move, key)
-                try:
-                    value = self.evaluate(child, ply + 1, known)
-                finally:
-                    ref.undo()
+                value = self._value_after(candidates, move, key, ply)
                 seen.append((value + self.rng.random() * 1e-3, move))
                 if maximising:
                     if value > best_value:

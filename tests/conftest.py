@@ -1,12 +1,39 @@
-"""Browser fixtures: headless system Chromium through Playwright (tests marked ``browser``)."""
+"""Shared fixtures: a companion over an empty scripted game (the pages and API tests drive it), and headless
+system Chromium through Playwright (tests marked ``browser``)."""
 
 from pathlib import Path
 
 import pytest
 
+from thoughtwave.engine import Rules
+from thoughtwave.game import Companion, ScriptedGame, ScriptedSource, Settings, Store
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+@pytest.fixture
+def game():
+    """An empty scripted game: a test lays pieces with ``Driver(companion, game).play``."""
+    return ScriptedGame([])
+
+
+@pytest.fixture
+def settings():
+    """The companion's settings; a test module overrides this fixture to change them."""
+    return Settings()
+
+
+@pytest.fixture
+def companion(game, settings):
+    """A companion over ``game``, not started (requests see the published state, tests drive the game);
+    stopped after the test."""
+    companion = Companion(Store(":memory:"), Rules(), lambda: ScriptedSource(50, realtime=False), game.watcher,
+                          settings)
+    companion.refresh()
+    yield companion
+    companion.stop()
 
 
 @pytest.fixture(scope="session")

@@ -9,27 +9,11 @@ from doubles import Driver
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from thoughtwave.engine import Rules
-from thoughtwave.game import Companion, ScriptedGame, ScriptedSource, ScriptFrame, Settings, Store
+from thoughtwave.game import ScriptFrame
 from thoughtwave.webui.app import create_app, load_secret_key
 from thoughtwave.webui.auth import PinLimiter
 
 PIN = "246813"
-
-
-@pytest.fixture
-def game():
-    return ScriptedGame([])
-
-
-@pytest.fixture
-def companion(game):
-    companion = Companion(Store(":memory:"), Rules(), lambda: ScriptedSource(50, realtime=False), game.watcher,
-                          Settings())
-    # Not started: requests see the published state, and tests drive the game through the API.
-    companion.refresh()
-    yield companion
-    companion.stop()
 
 
 @pytest.fixture

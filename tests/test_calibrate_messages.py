@@ -3,8 +3,6 @@ warnings), and a locked page says how to unlock instead of asking for a button i
 
 import pytest
 
-from thoughtwave.engine import Rules
-from thoughtwave.game import Companion, ScriptedGame, ScriptedSource, Settings, Store
 from thoughtwave.webui.app import create_app, load_secret_key
 from thoughtwave.webui.calibration_desk import check_summary
 
@@ -33,15 +31,6 @@ def test_a_failure_outranks_warnings_and_a_clean_check_passes():
     clean = check_summary(results(check("focus", "ok")))
     assert clean["level"] == "ok" and clean["summary"].startswith("Every check passed. Checked at ")
     assert clean["summary"].endswith(" on 3 pictures of 960x720.")
-
-
-@pytest.fixture
-def companion():
-    companion = Companion(Store(":memory:"), Rules(), lambda: ScriptedSource(50, realtime=False),
-                          ScriptedGame([]).watcher, Settings())
-    companion.refresh()
-    yield companion
-    companion.stop()
 
 
 @pytest.mark.parametrize("pin, says", [

@@ -8,25 +8,9 @@ import re
 import pytest
 from doubles import Driver
 
-from thoughtwave.engine import Rules
-from thoughtwave.game import Companion, ScriptedGame, ScriptedSource, Settings, Store
 from thoughtwave.webui.app import create_app, load_secret_key
 
 PIN = "1357"
-
-
-@pytest.fixture
-def game():
-    return ScriptedGame([])
-
-
-@pytest.fixture
-def companion(game):
-    companion = Companion(Store(":memory:"), Rules(), lambda: ScriptedSource(50, realtime=False), game.watcher,
-                          Settings())
-    companion.refresh()
-    yield companion
-    companion.stop()
 
 
 @pytest.fixture

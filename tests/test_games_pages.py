@@ -7,7 +7,7 @@ import pytest
 from doubles import Driver
 
 from thoughtwave.engine import Rules
-from thoughtwave.game import Companion, ScriptedGame, ScriptedSource, Settings, Store
+from thoughtwave.game import Settings
 from thoughtwave.webui.app import create_app, load_secret_key
 from thoughtwave.webui.words import local_time, result_words
 
@@ -19,17 +19,8 @@ WIN = [line for i, col in enumerate("ABCDEFGHIJ")
 
 
 @pytest.fixture
-def game():
-    return ScriptedGame([])
-
-
-@pytest.fixture
-def companion(game):
-    companion = Companion(Store(":memory:"), Rules(), lambda: ScriptedSource(50, realtime=False), game.watcher,
-                          Settings(auto_new_game=False))
-    companion.refresh()
-    yield companion
-    companion.stop()
+def settings():
+    return Settings(auto_new_game=False)   # an ended game stays shown: these tests read its page
 
 
 @pytest.fixture

@@ -17,9 +17,8 @@ from babel.messages.pofile import read_po
 from doubles import Driver
 
 from thoughtwave.config import Config, DisplayConfig
-from thoughtwave.engine import Penalty, Referee, Rules
+from thoughtwave.engine import Penalty, Referee
 from thoughtwave.engine.phrases import Phrase
-from thoughtwave.game import Companion, ScriptedGame, ScriptedSource, Settings, Store
 from thoughtwave.i18n import LANGUAGES, Text, catalog_path, negotiate, terminal_language
 from thoughtwave.i18n.phrases import known_codes, say
 from thoughtwave.webui.app import create_app, load_secret_key
@@ -154,20 +153,6 @@ def test_a_stale_compiled_catalog_gives_way_to_its_po(tmp_path, monkeypatch):
 
 
 # ---- the web pages --------------------------------------------------------------------------------------
-
-@pytest.fixture
-def game():
-    return ScriptedGame([])
-
-
-@pytest.fixture
-def companion(game):
-    companion = Companion(Store(":memory:"), Rules(), lambda: ScriptedSource(50, realtime=False), game.watcher,
-                          Settings())
-    companion.refresh()
-    yield companion
-    companion.stop()
-
 
 def make_client(companion, tmp_path, language="auto"):
     config = Config(display=DisplayConfig(language=language)).with_state_dir(tmp_path)

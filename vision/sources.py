@@ -149,7 +149,20 @@ class VideoSource(_CaptureSource):
 
 
 
-class UsbSource(_CaptureSource):
+class _Remeasurable:
+    """``remeasure`` for a camera whose automatics can be locked: ``unlock``, ``read``, ``measure``, ``lock``."""
+
+    def remeasure(self, settle_frames: int = 15) -> CameraSettings:
+        """Measure again on request: automatics on for ``settle_frames`` frames, then measured and locked."""
+        self.unlock()                  # type: ignore[attr-defined]
+        for _ in range(settle_frames):
+            self.read()                # type: ignore[attr-defined]
+        settings = self.measure()      # type: ignore[attr-defined]
+        self.lock(settings)            # type: ignore[attr-defined]
+        return settings
+
+
+class UsbSource(_Remeasurable, _CaptureSource):
     """A USB (V4L2) camera by index; ``t`` is wall-clock seconds since opening. Failures raise CameraError.
 
     ``settings`` (from the calibration profile) locks exposure, white balance and focus where the driver
@@ -200,22 +213,13 @@ class UsbSource(_CaptureSource):
         usb_unlock(self._open())
         self.locked = []
 
-    def remeasure(self, settle_frames: int = 15) -> CameraSettings:
-        """Measure again on request: automatics on for ``settle_frames`` frames, then measured and locked."""
-        self.unlock()
-        for _ in range(settle_frames):
-            self.read()
-        settings = self.measure()
-        self.lock(settings)
-        return settings
-
     def _open(self) -> Any:
         if self._capture is None:
             raise CameraError(f"USB camera {self.index} is closed")
         return self._capture
 
 
-class PiSource:
+class PiSource(_Remeasurable):
     """The Raspberry Pi camera through picamera2; frames are BGR like every other source.
 
     ``settings`` (from the calibration profile's ``camera``) are locked at once: exposure, white
@@ -271,15 +275,6 @@ class PiSource:
         """Back to the automatics (auto exposure, auto white balance, autofocus)."""
         self._set(pi_auto_controls(self._open()))
         self.settings = None
-
-    def remeasure(self, settle_frames: int = 15) -> CameraSettings:
-        """Measure again on request: automatics on for ``settle_frames`` frames, then measured and locked."""
-        self.unlock()
-        for _ in range(settle_frames):
-            self.read()
-        settings = self.measure()
-        self.lock(settings)
-        return settings
 
     def _open(self) -> Any:
         if self._camera is None:
