@@ -160,12 +160,18 @@ def load_profile(path: Path) -> Profile:
     return Profile.from_json(data, str(path))
 
 
-def load_reader_profile(path: Path | None) -> tuple[dict | None, str | None]:
-    """The reader's profile dict from ``path`` if it exists and is sound: ``(profile, None)``;
-    ``(None, warning)`` when it is damaged (the defaults are used); ``(None, None)`` when absent."""
+def load_profile_if_sound(path: Path | None) -> tuple[Profile | None, str | None]:
+    """The profile at ``path`` if it exists and is sound: ``(profile, None)``; ``(None, warning)`` when it
+    is damaged (the defaults are used); ``(None, None)`` when absent."""
     if path is None or not Path(path).exists():
         return None, None
     try:
-        return load_profile(path).reader_profile(), None
+        return load_profile(path), None
     except ProfileError as err:
         return None, f"{err}; reading with the default colour model"
+
+
+def load_reader_profile(path: Path | None) -> tuple[dict | None, str | None]:
+    """The reader's profile dict from ``path``, as ``load_profile_if_sound`` finds it."""
+    profile, warning = load_profile_if_sound(path)
+    return (profile.reader_profile() if profile is not None else None), warning

@@ -18,7 +18,7 @@ from typing import Any
 
 from waitress import create_server
 
-from thoughtwave.calibration.profile import load_profile, load_reader_profile
+from thoughtwave.calibration.profile import load_profile_if_sound
 from thoughtwave.cli.errors import UsageError
 from thoughtwave.cli.rulesargs import read_moves
 from thoughtwave.config import CameraKind, CameraSpec, Config, ConfigError, load_config, open_camera, rules_of
@@ -79,12 +79,13 @@ def _camera_parts(args: argparse.Namespace, config: Config) -> tuple[Any, Any]:
     profile = None
     settings = None
     if spec.kind is not CameraKind.DEMO:   # a profile learnt on the real camera would not fit the demo's
-        profile, warning = load_reader_profile(config.profile_path)
+        stored, warning = load_profile_if_sound(config.profile_path)
         if warning:
             print(f"warning: {warning}", file=sys.stderr, flush=True)
-        elif profile is not None:
+        if stored is not None:
+            profile = stored.reader_profile()
             # The exposure and white balance calibration locked, so the light the reader learnt holds.
-            settings = load_profile(config.profile_path).camera_settings()
+            settings = stored.camera_settings()
     try:
         make_watcher = vision_watcher_factory(config.vision.stable_seconds, profile)
     except ImportError as err:
