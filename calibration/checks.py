@@ -1,6 +1,8 @@
 """The checks that decide reading quality, each measured on one frame of the board.
 
-Every check passes or says what to change, in words a new owner can act on. The limits come from
+Every check passes or says what to change, in words a new owner can act on. Its measure and advice are
+``engine.phrases.Words``: the English text (what the CLI prints and the profile stores), each also a phrase
+code with its values, which ``thoughtwave.i18n.calibration`` says in French or German. The limits come from
 what the tile reader needs (see vision/tiles.py): cells of at least ~28 px, edges sharper than a
 tenth of a cell, paper well lit but not clipped, and red, black and paper far apart.
 """
@@ -14,6 +16,7 @@ import numpy as np
 
 from thoughtwave.calibration.profile import CheckResult
 from thoughtwave.engine.cells import CELLS, Cell
+from thoughtwave.engine.phrases import Phrase, Words
 from thoughtwave.vision.artwork import BoardLayout
 from thoughtwave.vision.causes import DARK_PAPER, GLARE_SHARE, GOOD_CELL_PX, SHADOW_EDGE, SHADOW_LIGHT, CellLight
 from thoughtwave.vision.finder import BoardFinder, BoardPose, FinderResult
@@ -48,17 +51,24 @@ class Samples:
     paper_low: float
 
 
+def _w(code: str, english: str, **values: object) -> Words:
+    """The English ``english``, also the phrase ``code`` with ``values`` (for the page's other languages)."""
+    return Words(Phrase.of(code, english, **values))
+
+
 def markers_check(found: FinderResult) -> CheckResult:
     n = len(found.markers_seen)
     if found.pose is None:
-        return CheckResult("markers", False, f"{n} of 8 board markers seen, no board found",
-                           "lay the printed board under the camera with its corner and edge markers in view; if it "
-                           "is in view, the picture is too blurred or too dark: focus the lens and add light")
+        return CheckResult("markers", False, _w("markers-none", f"{n} of 8 board markers seen, no board found", n=n),
+                           _w("markers-none-advice", "lay the printed board under the camera with its corner and "
+                              "edge markers in view; if it is in view, the picture is too blurred or too dark: focus "
+                              "the lens and add light"))
     if n < 8:
         missing = 8 - n
-        return CheckResult("markers", True, f"{n} of 8 found", f"uncover or bring into view the {missing} "
-                           "missing marker(s) so that a hand over the board never hides too many", warning=True)
-    return CheckResult("markers", True, "8 of 8 found")
+        return CheckResult("markers", True, _w("markers-some", f"{n} of 8 found", n=n),
+                           _w("markers-missing-advice", f"uncover or bring into view the {missing} missing marker(s) "
+                              "so that a hand over the board never hides too many", missing=missing), warning=True)
+    return CheckResult("markers", True, _w("markers-all", "8 of 8 found"))
 
 
 def in_frame_check(pose: BoardPose, layout: BoardLayout, shape: tuple[int, ...]) -> CheckResult:
@@ -80,17 +90,21 @@ def in_frame_check(pose: BoardPose, layout: BoardLayout, shape: tuple[int, ...])
         off.append("bottom")
     if off:
         sides = " and ".join(off)
-        return CheckResult("board in frame", False, f"the grid runs off the {sides} of the picture",
-                           "raise the camera about 10 cm, or move it over the middle of the board")
-    return CheckResult("board in frame", True, "the whole grid is in the picture")
+        return CheckResult("board in frame", False, _w("off-frame", f"the grid runs off the {sides} of the picture",
+                                                       sides=tuple(off)),
+                           _w("off-frame-advice", "raise the camera about 10 cm, or move it over the middle of the "
+                              "board"))
+    return CheckResult("board in frame", True, _w("in-frame", "the whole grid is in the picture"))
 
 
 def cell_size_check(cell_px: float) -> CheckResult:
-    measured = f"cells are {cell_px:.0f} px wide (the reader wants {GOOD_CELL_PX:.0f} or more)"
+    measured = _w("cell-px", f"cells are {cell_px:.0f} px wide (the reader wants {GOOD_CELL_PX:.0f} or more)",
+                  px=round(cell_px), good=round(GOOD_CELL_PX))
     if cell_px >= GOOD_CELL_PX:
         return CheckResult("pixels per cell", True, measured)
     closer = round((1 - cell_px / GOOD_CELL_PX) * 100)
-    advice = f"lower the camera by about {closer}% of its height, or choose a higher camera resolution"
+    advice = _w("cell-px-advice", f"lower the camera by about {closer}% of its height, or choose a higher camera "
+                "resolution", percent=closer)
     return CheckResult("pixels per cell", cell_px >= MIN_CELL_PX, measured, advice, warning=True)
 
 
@@ -116,10 +130,13 @@ def edge_width_px(image: np.ndarray, markers: dict[int, np.ndarray]) -> float | 
 
 def focus_check(width: float | None, cell_px: float) -> CheckResult:
     if width is None:
-        return CheckResult("focus", False, "no marker edge to measure", "bring the markers into view")
+        return CheckResult("focus", False, _w("no-edge", "no marker edge to measure"),
+                           _w("no-edge-advice", "bring the markers into view"))
     share = width / cell_px
-    measured = f"edges {width:.1f} px wide ({share:.0%} of a cell)"
-    advice = "focus the lens on the board, wipe it clean, and make sure the camera mount does not shake"
+    measured = _w("edges", f"edges {width:.1f} px wide ({share:.0%} of a cell)", width=round(width, 1),
+                  percent=round(share * 100))
+    advice = _w("focus-advice", "focus the lens on the board, wipe it clean, and make sure the camera mount does "
+                "not shake")
     if share > EDGE_FAIL:
         return CheckResult("focus", False, measured, advice)
     if share > EDGE_WARN:
@@ -135,15 +152,17 @@ def paper_level(grid: np.ndarray) -> float:
 def exposure_check(grid: np.ndarray) -> CheckResult:
     level = paper_level(grid)
     clipped = float(np.mean(grid.min(axis=2) >= 250))
-    measured = f"paper at {level:.0f} of 255, {clipped:.0%} of the board clipped white"
+    measured = _w("paper", f"paper at {level:.0f} of 255, {clipped:.0%} of the board clipped white",
+                  level=round(level), percent=round(clipped * 100))
     if clipped > CLIPPED_FAIL:
-        return CheckResult("exposure", False, measured,
-                           "the picture is over-exposed: lower the camera's exposure or dim the lamp")
+        return CheckResult("exposure", False, measured, _w("over-exposed", "the picture is over-exposed: lower the "
+                                                            "camera's exposure or dim the lamp"))
     if level < PAPER_DARK:
-        return CheckResult("exposure", False, measured, "too dark: add light over the board or raise the exposure")
+        return CheckResult("exposure", False, measured,
+                           _w("too-dark", "too dark: add light over the board or raise the exposure"))
     if level < PAPER_DIM:
-        return CheckResult("exposure", True, measured, "a little dark: more light will make reading surer",
-                           warning=True)
+        return CheckResult("exposure", True, measured,
+                           _w("a-little-dark", "a little dark: more light will make reading surer"), warning=True)
     return CheckResult("exposure", True, measured)
 
 
@@ -157,26 +176,31 @@ def glare_cells(grid: np.ndarray, px_per_cell: int, margin_px: int) -> list[Cell
 
 def glare_check(cells: list[Cell]) -> CheckResult:
     if not cells:
-        return CheckResult("glare", True, "no reflections on the cells")
+        return CheckResult("glare", True, _w("no-reflections", "no reflections on the cells"))
     names = ", ".join(str(c) for c in cells[:8]) + (" ..." if len(cells) > 8 else "")
-    return CheckResult("glare", False, f"reflections on {len(cells)} cell(s): {names}",
-                       "turn the lamp away so its reflection leaves the board, or print on matt paper")
+    return CheckResult("glare", False, _w("reflections", f"reflections on {len(cells)} cell(s): {names}",
+                                          num=len(cells), cells=names),
+                       _w("reflections-advice", "turn the lamp away so its reflection leaves the board, or print on "
+                          "matt paper"))
 
 
 def colour_check(samples: Samples | None) -> CheckResult:
     if samples is None:
-        return CheckResult("colour separation", True, "not measured",
-                           f"lay a red tile on {RED_SAMPLE} and a black tile on {BLACK_SAMPLE} and calibrate "
-                           "again to learn this print's colours", warning=True)
+        return CheckResult("colour separation", True, _w("not-measured", "not measured"),
+                           _w("samples-advice", f"lay a red tile on {RED_SAMPLE} and a black tile on {BLACK_SAMPLE} "
+                              "and calibrate again to learn this print's colours", red=str(RED_SAMPLE),
+                              black=str(BLACK_SAMPLE)), warning=True)
     redness_gap = samples.red_redness - samples.black_redness
     body_gap = samples.paper_low - max(samples.red_low, samples.black_high)
-    measured = f"red vs black {redness_gap:.2f}, tiles vs paper {body_gap:.2f} (need {REDNESS_GAP} and {BODY_GAP})"
+    measured = _w("separation", f"red vs black {redness_gap:.2f}, tiles vs paper {body_gap:.2f} (need {REDNESS_GAP} "
+                  f"and {BODY_GAP})", red_black=round(redness_gap, 2), tiles_paper=round(body_gap, 2),
+                  need_red_black=REDNESS_GAP, need_tiles_paper=BODY_GAP)
     if redness_gap < REDNESS_GAP:
-        return CheckResult("colour separation", False, measured, "red and black tiles look alike in this light: "
-                           "use a whiter lamp, or print with stronger colour (no draft/economy mode)")
+        return CheckResult("colour separation", False, measured, _w("alike", "red and black tiles look alike in this "
+                           "light: use a whiter lamp, or print with stronger colour (no draft/economy mode)"))
     if body_gap < BODY_GAP:
-        return CheckResult("colour separation", False, measured, "tiles look too much like the paper: "
-                           "print darker (no draft mode) or reduce glare")
+        return CheckResult("colour separation", False, measured, _w("like-paper", "tiles look too much like the "
+                           "paper: print darker (no draft mode) or reduce glare"))
     return CheckResult("colour separation", True, measured)
 
 
@@ -228,8 +252,13 @@ class LightMap:
                 "measured": self.check.measured, "advice": self.check.advice}
 
 
+#: How many cells an advice names before "and N more".
+NAMED_CELLS = 6
+
+
 def _names(cells: list[Cell]) -> str:
-    return ", ".join(str(c) for c in cells[:6]) + (f" and {len(cells) - 6} more" if len(cells) > 6 else "")
+    return ", ".join(str(c) for c in cells[:NAMED_CELLS]) + (
+        f" and {len(cells) - NAMED_CELLS} more" if len(cells) > NAMED_CELLS else "")
 
 
 def light_map(light: CellLight) -> LightMap:
@@ -245,19 +274,23 @@ def light_map(light: CellLight) -> LightMap:
     shadow_cells = [c for c in CELLS if shaded[c.index]]
     clipped_cells = [c for c in CELLS if light.clipped[c.index] > GLARE_CELL]
     dark = float(light.paper.min())
-    measured = (f"{len(glare_cells)} cell(s) with glare, {len(shadow_cells)} in shadow; the paper from "
-                f"{dark:.0f} to {min(255.0, float(light.paper.max())):.0f} of 255")
+    bright = min(255.0, float(light.paper.max()))
+    measured = _w("light", f"{len(glare_cells)} cell(s) with glare, {len(shadow_cells)} in shadow; the paper from "
+                  f"{dark:.0f} to {bright:.0f} of 255", glare=len(glare_cells), shadow=len(shadow_cells),
+                  dark=round(dark), bright=round(bright))
+    cells_of = {"glare": tuple(str(c) for c in glare_cells), "shadow": tuple(str(c) for c in shadow_cells)}
     advice = []
     if glare_cells:
-        advice.append(f"glare on {_names(glare_cells)}: turn or raise the lamp so its reflection leaves the board, "
-                      "tilt the board a little, or print on matt paper")
+        advice.append(_w("glare-advice", f"glare on {_names(glare_cells)}: turn or raise the lamp so its reflection "
+                         "leaves the board, tilt the board a little, or print on matt paper", cells=cells_of["glare"]))
     if shadow_cells:
-        advice.append(f"shadow on {_names(shadow_cells)}: move what casts it, or light the board from two sides")
+        advice.append(_w("shadow-advice", f"shadow on {_names(shadow_cells)}: move what casts it, or light the board "
+                         "from two sides", cells=cells_of["shadow"]))
     if dark < DARK_PAPER:
-        advice.append("part of the board is too dark to read: add light there")
+        advice.append(_w("dark-advice", "part of the board is too dark to read: add light there"))
     fail = bool(clipped_cells) or dark < DARK_PAPER or len(shadow_cells) > SHADOW_FAIL_CELLS
-    check = CheckResult("glare", not fail, measured, "; ".join(advice) or None,
-                        warning=bool(advice) and not fail)
+    joined = _w("several", "; ".join(advice), parts=tuple(advice)) if advice else None
+    check = CheckResult("glare", not fail, measured, joined, warning=bool(advice) and not fail)
     rounded = [tuple(tuple(round(float(v), 2) for v in row) for row in a.reshape(10, 10))
                for a in (light.light, light.clipped)]
     return LightMap(cells, rounded[0], rounded[1], check)

@@ -8,6 +8,14 @@ German; the engine knows no language library.
 >>> p = Phrase.of("taken", "E5 is already taken by ne", cell="E5", piece="ne")
 >>> str(p), p.code, p.values["cell"]
 ('E5 is already taken by ne', 'taken', 'E5')
+
+Where a sentence must stay a plain ``str`` (a calibration check's measure and advice, an unreadable cell's
+reason: the CLI prints them, profiles and JSON store them), it is given as ``Words``: the English text, which
+also remembers its phrase for a display that speaks another language.
+
+>>> w = Words(Phrase.of("glare", "glare on E5", cell="E5"))
+>>> w == "glare on E5", w.phrase.code, said_as(w).values, said_as("plain")
+(True, 'glare', {'cell': 'E5'}, None)
 """
 
 from __future__ import annotations
@@ -36,3 +44,23 @@ class Phrase:
 
     def __str__(self) -> str:
         return self.english
+
+
+class Words(str):
+    """The English words of ``phrase`` as a ``str`` (equal to, printed and stored as the English text) that
+    keeps the phrase, so a display can say it in another language. Copies and pickles keep it too."""
+
+    phrase: Phrase
+
+    def __new__(cls, phrase: Phrase) -> Words:
+        words = super().__new__(cls, phrase.english)
+        words.phrase = phrase
+        return words
+
+    def __getnewargs__(self) -> tuple[Phrase]:  # type: ignore[override]
+        return (self.phrase,)
+
+
+def said_as(text: object) -> Phrase | None:
+    """The phrase ``text`` was worded from (a ``Words``), or None for any other text."""
+    return text.phrase if isinstance(text, Words) else None

@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from thoughtwave.engine.cells import CELLS, Cell
+from thoughtwave.engine.phrases import Phrase, Words
 
 
 class Cause(enum.StrEnum):
@@ -49,10 +50,11 @@ _MESSAGES = {
 
 
 def cause_message(cause: Cause | None, cell: Cell) -> str:
-    """The flag message for an unreadable ``cell``, in a player's words, with advice."""
+    """The flag message for an unreadable ``cell``, in a player's words, with advice: English ``Words`` that
+    keep the phrase ``unreadable-<cause>`` with the cell, so a display says it in the players' language."""
     if cause is None:
         return f"can't read {cell}: clear anything covering it or check the light"
-    return _MESSAGES[cause].format(cell=cell)
+    return Words(Phrase.of(f"unreadable-{cause.value}", _MESSAGES[cause].format(cell=cell), cell=str(cell)))
 
 
 #: A cell whose paper white is under this share of the board's median white is in shadow ...

@@ -21,6 +21,7 @@ from thoughtwave.webui.apierrors import ApiError, json_body
 from thoughtwave.webui.auth import requires_pin
 from thoughtwave.webui.calibration_desk import CalibrationDesk, profile_summary
 from thoughtwave.webui.context import web
+from thoughtwave.webui.language import text
 
 log = logging.getLogger(__name__)
 
@@ -44,13 +45,13 @@ def _require_camera(companion: Companion, desk: CalibrationDesk) -> Path:
 @bp.get("/calibrate")
 def page() -> str:
     desk = web().desk
-    return render_template("calibrate.html", last=desk.last(), profile=profile_summary(desk.profile_path))
+    return render_template("calibrate.html", last=desk.last(text()), profile=profile_summary(desk.profile_path, text()))
 
 
 @bp.get("/api/calibrate")
 def api_summary() -> Response:
     desk = web().desk
-    return jsonify(profile=profile_summary(desk.profile_path), last_check=desk.last())
+    return jsonify(profile=profile_summary(desk.profile_path, text()), last_check=desk.last(text()))
 
 
 @bp.post("/api/calibrate/check")
@@ -60,7 +61,7 @@ def api_check() -> Response:
     images = web().companion.recent_images()
     if not images:
         raise ApiError(409, "no picture from the camera yet")
-    return jsonify(web().desk.check(images))
+    return jsonify(web().desk.check(images, text()))
 
 
 @bp.post("/api/calibrate/save")
@@ -80,7 +81,7 @@ def api_save() -> Response:
     _switch(companion, desk, profile.reader_profile())
     desk.mark_saved(profile)
     log.info("calibration profile saved to %s and in use", path)
-    return jsonify(saved=True, file=str(path), profile=profile_summary(path))
+    return jsonify(saved=True, file=str(path), profile=profile_summary(path, text()))
 
 
 @bp.post("/api/calibrate/reset")
@@ -96,4 +97,4 @@ def api_reset() -> Response:
         raise ApiError(409, f"cannot remove {path}: {err.strerror or err}") from None
     _switch(companion, desk, None)
     log.info("calibration profile %s removed; reading with the defaults", path)
-    return jsonify(removed=existed, profile=profile_summary(path))
+    return jsonify(removed=existed, profile=profile_summary(path, text()))

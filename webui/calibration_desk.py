@@ -22,42 +22,83 @@ import cv2
 import numpy as np
 
 from thoughtwave.calibration.calibrate import Calibration, calibrate_frames
+from thoughtwave.calibration.checks import LightMap
 from thoughtwave.calibration.lens import LensModel
 from thoughtwave.calibration.profile import FILE_NAME, CheckResult, Profile, ProfileError, load_profile
 from thoughtwave.config import Config, VisionConfig
+from thoughtwave.engine.phrases import Phrase, Words
+from thoughtwave.i18n import Text
+from thoughtwave.i18n.calibration import check_mark, check_name, words
 from thoughtwave.webui.apierrors import ApiError
 
 #: A checked profile older than this is not saved: the camera or the light may have moved since.
 CANDIDATE_SECONDS = 15 * 60
 
 
-def check_json(check: CheckResult) -> dict:
-    """One check for the page: ``status`` is ``ok``, ``warn`` or ``FAIL``."""
+def check_json(check: CheckResult, t: Text | None = None) -> dict:
+    """One check for the page: ``name`` and ``status`` (``ok``, ``warn`` or ``FAIL``) as the API keys them,
+    ``label`` and ``mark`` as the page shows them, ``measured`` and ``advice`` in ``t``'s language (English
+    by default, as the CLI says them)."""
+    t = t or Text()
     status = "FAIL" if not check.ok else ("warn" if check.warning else "ok")
     return {"name": check.name, "status": status, "ok": check.ok, "warning": check.warning,
-            "measured": check.measured, "advice": check.advice}
+            "measured": words(t, check.measured), "advice": words(t, check.advice),
+            "label": check_name(t, check.name), "mark": check_mark(t, status)}
 
 
-def check_summary(data: dict) -> dict:
+def check_summary(data: dict, t: Text | None = None) -> dict:
     """What a check's results add up to, for the page: ``level`` (``ok``, ``warn`` or ``fail``: the worst
-    check decides), ``warned`` (the checks that passed with a warning) and ``summary``, a sentence with the
-    local time of the check."""
+    check decides), ``warned`` (the checks that passed with a warning) and ``summary``, a sentence in ``t``'s
+    language with the local time of the check."""
+    t = t or Text()
     warned = [c["name"] for c in data["checks"] if c["status"] == "warn"]
     when = datetime.datetime.fromisoformat(data["when"]).astimezone().strftime("%H:%M:%S")
-    pictures = "1 picture" if data["frames"] == 1 else f"{data['frames']} pictures"
     size = "x".join(str(n) for n in data["resolution"])
     if not data["board_found"]:
-        level, verdict = "fail", "No board found: see the advice below."
+        level, verdict = "fail", t.gettext("No board found: see the advice below.")
     elif not data["ok"]:
-        failed = ", ".join(data["failed"])
-        level, verdict = "fail", f"Failed: {failed}. Put that right as the advice says and check again."
+        failed = ", ".join(check_name(t, name) for name in data["failed"])
+        level, verdict = "fail", t.gettext("Failed: %(failed)s. Put that right as the advice says and check again.",
+                                           failed=failed)
     elif warned:
-        level, verdict = "warn", (f"Passed with warnings: {', '.join(warned)}. Read the advice below: the camera may "
-                                  "misread some tiles.")
+        level, verdict = "warn", t.gettext("Passed with warnings: %(warned)s. Read the advice below: the camera may "
+                                           "misread some tiles.", warned=", ".join(check_name(t, n) for n in warned))
     else:
-        level, verdict = "ok", "Every check passed."
-    return {"level": level, "warned": warned,
-            "summary": f"{verdict} Checked at {when} on {pictures} of {size}."}
+        level, verdict = "ok", t.gettext("Every check passed.")
+    when_said = t.ngettext("Checked at %(when)s on %(num)d picture of %(size)s.",
+                           "Checked at %(when)s on %(num)d pictures of %(size)s.", data["frames"], when=when, size=size)
+    return {"level": level, "warned": warned, "summary": f"{verdict} {when_said}"}
+
+
+def light_json(light: LightMap | None, t: Text | None = None) -> dict | None:
+    """The glare and shadow map for the page (None without one): ``rows`` of ``"ok"``/``"glare"``/``"shadow"``
+    (row 1 first, column A first, as the board is drawn), the cells of each kind, and in ``t``'s language
+    ``glare_text``/``shadow_text`` (which cells, for readers that do not see the colours) and the verdict."""
+    if light is None:
+        return None
+    t = t or Text()
+    glare, shadow = [str(c) for c in light.of("glare")], [str(c) for c in light.of("shadow")]
+    status = "FAIL" if not light.check.ok else ("warn" if light.check.warning else "ok")
+    return {
+        "rows": [list(row) for row in light.cells], "glare": glare, "shadow": shadow, "status": status,
+        "mark": check_mark(t, status), "measured": words(t, light.check.measured),
+        "advice": words(t, light.check.advice),
+        "glare_text": (t.ngettext("Glare on %(num)d cell: %(cells)s.", "Glare on %(num)d cells: %(cells)s.",
+                                  len(glare), cells=", ".join(glare)) if glare else t.gettext("No glare on any cell.")),
+        "shadow_text": (t.ngettext("Shadow on %(num)d cell: %(cells)s.", "Shadow on %(num)d cells: %(cells)s.",
+                                   len(shadow), cells=", ".join(shadow)) if shadow
+                        else t.gettext("No shadow on any cell.")),
+    }
+
+
+def shown(data: dict | None, t: Text) -> dict | None:
+    """A check (``CalibrationDesk.check``/``last``) as the page shows it in ``t``'s language: its checks,
+    summary and light map worded again (the stored check keeps its phrases, so any language can say it)."""
+    if data is None:
+        return None
+    out = {**data, "checks": [check_json(c, t) for c in data["results"]], "light": light_json(data["map"], t)}
+    out.update(check_summary(out, t))
+    return {k: v for k, v in out.items() if k not in ("results", "map")}
 
 
 def profile_path_of(config: Config | None) -> Path | None:
@@ -70,19 +111,23 @@ def profile_path_of(config: Config | None) -> Path | None:
     return Path(config.state_dir) / FILE_NAME if config.state_dir else None
 
 
-def profile_summary(path: Path | None) -> dict:
-    """What the page shows of the profile on disk: whether it exists, when it was made, cell size, checks."""
+def profile_summary(path: Path | None, t: Text | None = None) -> dict:
+    """What the page shows of the profile on disk: whether it exists, when it was made, cell size, checks (in
+    ``t``'s language as far as they can be: a profile's file keeps its checks' English words only)."""
+    t = t or Text()
     if path is None:
-        return {"exists": False, "file": None, "error": "no state directory is configured: profiles are not kept"}
+        return {"exists": False, "file": None,
+                "error": t.gettext("no state directory is configured: profiles are not kept")}
     if not path.exists():
         return {"exists": False, "file": path.name}
     try:
         profile = load_profile(path)
     except ProfileError as err:
-        return {"exists": True, "file": path.name, "error": f"{err}; the default colours are used"}
+        return {"exists": True, "file": path.name,
+                "error": t.gettext("%(error)s; the default colours are used", error=err)}
     return {"exists": True, "file": path.name, "created": profile.created, "cell_px": profile.cell_px,
             "resolution": list(profile.resolution), "lens": profile.lens is not None,
-            "colour_model": profile.colour_model, "checks": [check_json(c) for c in profile.checks]}
+            "colour_model": profile.colour_model, "checks": [check_json(c, t) for c in profile.checks]}
 
 
 def kept_lens(path: Path | None) -> tuple[LensModel | None, CheckResult | None]:
@@ -124,10 +169,10 @@ class CalibrationDesk:
         self._last_json: dict | None = None
         self._checked_at = 0.0             # monotonic time of the last check
 
-    def last(self) -> dict | None:
-        """The last check as the page shows it, or None before the first."""
+    def last(self, t: Text | None = None) -> dict | None:
+        """The last check as the page shows it in ``t``'s language (English by default), or None before the first."""
         with self._lock:
-            return self._last_json
+            return shown(self._last_json, t or Text())
 
     @contextmanager
     def checking(self) -> Iterator[None]:
@@ -139,8 +184,9 @@ class CalibrationDesk:
         finally:
             self._busy.release()
 
-    def check(self, images: tuple) -> dict:
-        """Calibrate on ``images`` (the camera's latest pictures) and keep the result as the candidate."""
+    def check(self, images: tuple, t: Text | None = None) -> dict:
+        """Calibrate on ``images`` (the camera's latest pictures) and keep the result as the candidate; the
+        result as the page shows it in ``t``'s language (English by default)."""
         with self.checking():
             # Only colour pictures of the newest size (a camera restarted at another resolution leaves older
             # ones); copies, once per check, as a camera driver may reuse its buffers while we measure.
@@ -165,7 +211,8 @@ class CalibrationDesk:
             data = {
                 "ok": result.ok,
                 "board_found": result.profile is not None,
-                "checks": [check_json(c) for c in result.checks],
+                "results": list(result.checks),
+                "map": result.light,
                 "failed": [c.name for c in result.checks if not c.ok],
                 "frames": len(frames),
                 "resolution": [int(w), int(h)],
@@ -176,10 +223,9 @@ class CalibrationDesk:
                 "ms": round(ms, 1),
                 "saved": False,
             }
-            data.update(check_summary(data))
             with self._lock:
                 self._last, self._last_json, self._checked_at = result, data, self._clock()
-            return data
+            return shown(data, t or Text())
 
     def candidate(self, force: bool) -> Profile:
         """The profile the last check made, if it may be saved; else ApiError(409) saying why."""
@@ -205,9 +251,11 @@ class CalibrationDesk:
 
 def _lens_misfit(lens: LensModel, size: tuple[int, int] | None) -> CheckResult:
     w, h = lens.image_size
-    now = f"{size[0]}x{size[1]}" if size else "another size"
-    return CheckResult("lens model", True, f"the saved lens model was made at {w}x{h}, the camera now gives {now}: "
-                       "not used", "make a new one with thoughtwave calibrate --lens-camera", warning=True)
+    now = f"{size[0]}x{size[1]}" if size else None
+    measured = Phrase.of("lens-misfit", f"the saved lens model was made at {w}x{h}, the camera now gives "
+                         f"{now or 'another size'}: not used", made=f"{w}x{h}", now=now)
+    advice = Phrase.of("lens-misfit-advice", "make a new one with thoughtwave calibrate --lens-camera")
+    return CheckResult("lens model", True, Words(measured), Words(advice), warning=True)
 
 
 def _with_lens_checks(result: Calibration, judged: CheckResult | None, note: CheckResult | None) -> Calibration:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from thoughtwave.engine import Colour, Kind, Piece, Sides
-from thoughtwave.engine.phrases import Phrase
+from thoughtwave.engine.phrases import Phrase, said_as
 from thoughtwave.engine.pieces import DIRECTION_NAMES, DIRECTIONS
 from thoughtwave.i18n import Text
 
@@ -258,6 +258,18 @@ _SAY: dict[str, Callable[[Text, dict], str]] = {
     "over-drawn": lambda t, v: t.gettext("the game is over: it was drawn"),
     "unreadable": lambda t, v: t.gettext("can't read %(cell)s: clear anything covering it or check the light",
                                          cell=v["cell"]),
+    "unreadable-hand": lambda t, v: t.gettext("something covers %(cell)s: take hands and objects off the board",
+                                              cell=v["cell"]),
+    "unreadable-glare": lambda t, v: t.gettext("glare on %(cell)s: tilt the lamp or the board", cell=v["cell"]),
+    "unreadable-shadow": lambda t, v: t.gettext("%(cell)s is in shadow: move what casts it or add light",
+                                                cell=v["cell"]),
+    "unreadable-motion": lambda t, v: t.gettext("%(cell)s is smeared, the camera moved: hold the table still",
+                                                cell=v["cell"]),
+    "unreadable-focus": lambda t, v: t.gettext("%(cell)s is blurred: focus the camera on the board", cell=v["cell"]),
+    "unreadable-small": lambda t, v: t.gettext(
+        "%(cell)s is too small in the picture: lower the camera or raise its resolution", cell=v["cell"]),
+    "unreadable-unsteady": lambda t, v: t.gettext(
+        "%(cell)s reads differently from frame to frame: keep hands and shadows off it", cell=v["cell"]),
     "lifted": lambda t, v: t.gettext("put %(want)s back on %(cell)s", want=_what(t, v["want"]), cell=v["cell"]),
     "moved": lambda t, v: t.gettext("%(cell)s should hold %(want)s, not %(what)s: put it back as it was",
                                     cell=v["cell"], want=_what(t, v["want"]), what=_what(t, v["what"])),
@@ -292,7 +304,13 @@ def say(t: Text, phrase: Phrase | None) -> str:
     """``phrase`` in the language of ``t`` (English: the engine's own words); "" for None."""
     if phrase is None:
         return ""
-    if t.lang == "en" or phrase.code not in _SAY:
+    if t.lang == "en":
+        return phrase.english
+    # An unreadable cell's flag is worded by the reader (``vision.causes``): its words carry the cause's phrase.
+    cause = said_as(phrase.english) if phrase.code == "unreadable" else None
+    if cause is not None and cause.code in _SAY:
+        phrase = cause
+    if phrase.code not in _SAY:
         return phrase.english
     return _SAY[phrase.code](t, dict(phrase.values))
 

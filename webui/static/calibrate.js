@@ -16,10 +16,10 @@
     li.dataset.name = c.name;
     const mark = document.createElement("span");
     mark.className = "mark";
-    mark.textContent = c.status;
+    mark.textContent = c.mark || c.status;
     const name = document.createElement("span");
     name.className = "name";
-    name.textContent = c.name;
+    name.textContent = c.label || c.name;
     const measured = document.createElement("span");
     measured.className = "measured";
     measured.textContent = c.measured;
@@ -33,8 +33,40 @@
     return li;
   }
 
+  // The glare and shadow map: a symbol and a colour per cell (row 1 first), and the words that name the cells.
+  const SYMBOLS = { glare: "\u2600", shadow: "\u25d0", ok: "" };
+
+  function drawLight(light) {
+    const figure = $("light-map");
+    if (!figure) return;
+    figure.hidden = !light;
+    if (!light) return;
+    const header = $("light-rows").firstElementChild;
+    const rows = light.rows.map((row, i) => {
+      const tr = document.createElement("tr");
+      const th = document.createElement("th");
+      th.textContent = String(i + 1);
+      tr.append(th);
+      for (const kind of row) {
+        const td = document.createElement("td");
+        td.className = kind;
+        td.textContent = SYMBOLS[kind] || "";
+        tr.append(td);
+      }
+      return tr;
+    });
+    $("light-rows").replaceChildren(header, ...rows);
+    $("light-verdict").className = "check " + light.status.toLowerCase();
+    $("light-verdict").querySelector(".mark").textContent = light.mark;
+    $("light-verdict").querySelector(".measured").textContent = light.measured;
+    $("light-glare").textContent = light.glare_text;
+    $("light-shadow").textContent = light.shadow_text;
+    $("light-advice").textContent = light.advice || "";
+  }
+
   function drawCheck(last) {
     $("checks").replaceChildren(...last.checks.map(checkItem));
+    drawLight(last.light);
     const summary = $("last-summary");
     summary.className = "summary " + last.level;
     summary.textContent = last.summary + (last.saved ? " " + _("Saved and in use.") : "");
@@ -88,8 +120,9 @@
       const data = await post("/api/calibrate/check", {});
       if (!data) return;
       drawCheck(data);
-      const next = data.level === "ok" ? " Press Save to use this calibration."
-        : data.level === "warn" ? " You may save it (press Save), or put the warnings right and check again." : "";
+      const next = data.level === "ok" ? " " + _("Press Save to use this calibration.")
+        : data.level === "warn" ? " " + _("You may save it (press Save), or put the warnings right and check again.")
+          : "";
       show(data.level === "ok" ? "good" : data.level === "warn" ? "wait" : "bad", data.summary + next);
     }));
   }
