@@ -56,7 +56,7 @@
       return tr;
     });
     $("light-rows").replaceChildren(header, ...rows);
-    $("light-verdict").className = "check " + light.status.toLowerCase();
+    $("light-verdict").className = "light-verdict " + light.status.toLowerCase();
     $("light-verdict").querySelector(".mark").textContent = light.mark;
     $("light-verdict").querySelector(".measured").textContent = light.measured;
     $("light-glare").textContent = light.glare_text;
