@@ -156,13 +156,16 @@ def kept_lens(path: Path | None) -> tuple[LensModel | None, CheckResult | None]:
 
 class CalibrationDesk:
     """The page's memory: where the profile goes, the last check and its candidate profile. Thread-safe.
-    ``clock`` (monotonic seconds) dates the checks."""
+    ``clock`` (monotonic seconds) dates the checks; ``calibrate`` measures the pictures (``calibrate_frames``,
+    or a test's own results)."""
 
     def __init__(self, profile_path: Path | None, stable_seconds: float,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 calibrate: Callable[..., Calibration] = calibrate_frames) -> None:
         self.profile_path = profile_path
         self.stable_seconds = stable_seconds
         self._clock = clock
+        self._calibrate = calibrate
         self._busy = threading.Lock()      # one check at a time
         self._lock = threading.Lock()      # the last check
         self._last: Calibration | None = None
@@ -202,7 +205,7 @@ class CalibrationDesk:
                 lens, judged = None, None
             started = time.perf_counter()
             try:
-                result = calibrate_frames(frames, lens=lens)
+                result = self._calibrate(frames, lens=lens)
             except (ValueError, cv2.error) as err:
                 raise ApiError(409, f"cannot check this picture: {err}") from None
             ms = (time.perf_counter() - started) * 1e3
