@@ -134,3 +134,35 @@ def test_an_unreadable_cells_flag_names_its_cause_in_the_viewers_language(lang, 
     for cause in Cause:
         said = say(Text(lang), Table(Referee()).observe(seen, [e5], {e5: cause_message(cause, e5)})[0].flag.why)
         assert "E5" in said and said != cause_message(cause, e5), cause
+
+
+# ---- refusals -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("lang", "level", "name", "save"), [
+    ("en", "level: Input should be less than or equal to 1000000", "red must be at most 40 characters",
+     "the companion is not reading a camera: there is no profile to change"),
+    ("fr", "niveau : au plus 1000000", "nom de Rouge : 40 caractères au plus",
+     "le compagnon ne lit pas de caméra : il n'y a pas de profil à changer"),
+    ("de", "Stufe: höchstens 1000000", "Name von Rot: höchstens 40 Zeichen",
+     "der Begleiter liest keine Kamera: es gibt kein Profil zu ändern"),
+])
+def test_a_refused_request_says_why_in_the_pages_language(companion, tmp_path, lang, level, name, save):
+    app = create_app(companion, pin=PIN, secret_key=load_secret_key(tmp_path), threads=4,
+                     config=Config().with_state_dir(tmp_path))
+    client = app.test_client()
+    csrf = client.get("/api/session").get_json()["csrf"]
+    csrf = client.post("/api/login", json={"pin": PIN}, headers={"X-CSRF-Token": csrf}).get_json()["csrf"]
+    headers = {"X-CSRF-Token": csrf} | ({"Accept-Language": lang} if lang != "en" else {})
+
+    def error(path: str, body: dict) -> str:
+        response = client.post(path, json=body, headers=headers)
+        assert 400 <= response.status_code < 500
+        return response.get_json()["error"]
+
+    assert error("/api/game/new", {"level": 10**7}) == level
+    assert error("/api/game/new", {"red": "x" * 41}) == name
+    assert error("/api/calibrate/save", {}) == save, "the companion reads a scripted game"
+    not_json = client.post("/api/undo", data="[1", content_type="application/json", headers=headers)
+    assert not_json.get_json()["error"].startswith({"en": "the body must be a JSON object: ",
+                                                    "fr": "le corps de la requête doit être un objet JSON : ",
+                                                    "de": "der Inhalt der Anfrage muss ein JSON-Objekt sein: "}[lang])

@@ -1,5 +1,8 @@
 """How the web layer answers: every refusal is a 4xx JSON ``{"error": ...}`` (``ApiError``), anything
-unexpected a logged 500, and every answer carries the security headers (a strict CSP: no inline script)."""
+unexpected a logged 500, and every answer carries the security headers (a strict CSP: no inline script).
+
+A refusal made with ``refused`` carries its phrase, so its ``error`` is in the request's language (the
+page's: Accept-Language, the switch's cookie); a client that asks for no language gets the English words."""
 
 from __future__ import annotations
 
@@ -11,7 +14,10 @@ from typing import Any
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from thoughtwave.engine.phrases import Phrase
 from thoughtwave.game import StorageError
+from thoughtwave.i18n.refusals import refusal
+from thoughtwave.webui.language import text
 
 log = logging.getLogger(__name__)
 
@@ -30,9 +36,16 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
 class ApiError(Exception):
     """A 4xx answer with a message for the caller."""
 
-    def __init__(self, status: int, message: str, retry_after: int | None = None, close: bool = False) -> None:
+    def __init__(self, status: int, message: str, retry_after: int | None = None, close: bool = False,
+                 why: Phrase | None = None) -> None:
         super().__init__(message)
         self.status, self.message, self.retry_after, self.close = status, message, retry_after, close
+        self.why = why
+
+
+def refused(status: int, code: str, english: str, **values: object) -> ApiError:
+    """The refusal ``code`` (``thoughtwave.i18n.refusals``) with its ``values``, worded ``english`` in English."""
+    return ApiError(status, english, why=Phrase.of(code, english, **values))
 
 
 def json_body() -> dict:
@@ -44,20 +57,22 @@ def json_body() -> dict:
     if not raw:
         return {}
     try:
-        text = raw.decode("utf-8")
+        body = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise ApiError(400, "the body must be UTF-8 JSON") from None
-    if nesting(text) > MAX_DEPTH:
-        raise ApiError(400, f"the body is nested too deeply (at most {MAX_DEPTH} levels)")
+        raise refused(400, "body-not-utf8", "the body must be UTF-8 JSON") from None
+    if nesting(body) > MAX_DEPTH:
+        raise refused(400, "body-too-deep", f"the body is nested too deeply (at most {MAX_DEPTH} levels)",
+                      depth=MAX_DEPTH)
     try:
-        data = json.loads(text, parse_constant=_no_constant, parse_float=_finite, parse_int=_bounded)
+        data = json.loads(body, parse_constant=_no_constant, parse_float=_finite, parse_int=_bounded)
     except ValueError as err:   # JSONDecodeError and ours are both ValueError
-        raise ApiError(400, f"the body must be a JSON object: {err}") from None
+        raise refused(400, "body-not-json", f"the body must be a JSON object: {err}", detail=str(err)) from None
     if not isinstance(data, dict):
-        raise ApiError(400, "the body must be a JSON object")
+        raise refused(400, "body-not-object", "the body must be a JSON object")
     bad = unstorable(data)
     if bad is not None:
-        raise ApiError(400, f"{bad}: text with a lone surrogate (\\ud800-\\udfff) cannot be stored")
+        raise refused(400, "body-surrogate", f"{bad}: text with a lone surrogate (\\ud800-\\udfff) cannot be stored",
+                      where=bad)
     return data
 
 
@@ -127,15 +142,19 @@ def text_field(data: dict, name: str, limit: int = NAME_LENGTH) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise ApiError(400, f"{name} must be a string")
+        raise refused(400, "field-not-text", f"{name} must be a string", field=name)
     value = " ".join(value.split())
     if len(value) > limit:
-        raise ApiError(400, f"{name} must be at most {limit} characters")
+        raise refused(400, "field-too-long", f"{name} must be at most {limit} characters", field=name, limit=limit)
     return value
 
 
+def _said(why: Phrase) -> str:
+    return refusal(text(), why)
+
+
 def api_error(err: ApiError) -> Response:
-    response = jsonify(error=err.message)
+    response = jsonify(error=_said(err.why) if err.why is not None else err.message)
     response.status_code = err.status
     if err.retry_after:
         response.headers["Retry-After"] = str(err.retry_after)
@@ -150,23 +169,27 @@ def api_error(err: ApiError) -> Response:
 
 
 def http_error(err: HTTPException) -> Response:
-    messages = {400: "bad request", 404: "not found", 405: "method not allowed",
-                413: f"the body is too large (at most {MAX_BODY // 1024} KB)"}
-    response = jsonify(error=messages.get(err.code or 500, err.description or "error"))
+    kb = MAX_BODY // 1024
+    phrases = {400: Phrase.of("bad-request", "bad request"), 404: Phrase.of("not-found", "not found"),
+               405: Phrase.of("method-not-allowed", "method not allowed"),
+               413: Phrase.of("body-too-large", f"the body is too large (at most {kb} KB)", kb=kb)}
+    phrase = phrases.get(err.code or 500)
+    response = jsonify(error=_said(phrase) if phrase is not None else err.description or "error")
     response.status_code = err.code or 500
     return response
 
 
 def not_stored(err: StorageError) -> Response:
     log.warning("a change could not be stored on %s %s: %s", request.method, request.path, err)
-    response = jsonify(error=f"the change could not be saved ({err}); nothing was changed")
+    said = Phrase.of("not-stored", f"the change could not be saved ({err}); nothing was changed", error=str(err))
+    response = jsonify(error=_said(said))
     response.status_code = 400
     return response
 
 
 def bug(err: Exception) -> Response:
     log.exception("unexpected error on %s %s", request.method, request.path)
-    response = jsonify(error="internal error (it has been logged)")
+    response = jsonify(error=_said(Phrase.of("internal-error", "internal error (it has been logged)")))
     response.status_code = 500
     return response
 

@@ -17,7 +17,7 @@ from flask import Blueprint, Response, jsonify, render_template
 from thoughtwave.calibration.profile import save_profile
 from thoughtwave.game import Companion, vision_watcher_factory
 from thoughtwave.vision.watch import Watcher
-from thoughtwave.webui.apierrors import ApiError, json_body
+from thoughtwave.webui.apierrors import json_body, refused
 from thoughtwave.webui.auth import requires_pin
 from thoughtwave.webui.calibration_desk import CalibrationDesk, profile_summary
 from thoughtwave.webui.context import web
@@ -36,9 +36,9 @@ def _switch(companion: Companion, desk: CalibrationDesk, reader_profile: dict | 
 def _require_camera(companion: Companion, desk: CalibrationDesk) -> Path:
     """The profile's path, once sure the companion reads a camera (a scripted game has no profile to switch)."""
     if not isinstance(companion.watcher, Watcher):
-        raise ApiError(409, "the companion is not reading a camera: there is no profile to change")
+        raise refused(409, "not-a-camera", "the companion is not reading a camera: there is no profile to change")
     if desk.profile_path is None:
-        raise ApiError(409, "no state directory is configured: the profile cannot be kept")
+        raise refused(409, "no-state-dir", "no state directory is configured: the profile cannot be kept")
     return desk.profile_path
 
 
@@ -60,7 +60,7 @@ def api_check() -> Response:
     json_body()
     images = web().companion.recent_images()
     if not images:
-        raise ApiError(409, "no picture from the camera yet")
+        raise refused(409, "no-picture", "no picture from the camera yet")
     return jsonify(web().desk.check(images, text()))
 
 
@@ -70,14 +70,15 @@ def api_save() -> Response:
     data = json_body()
     force = data.get("force", False)
     if not isinstance(force, bool):
-        raise ApiError(400, "force must be true or false")
+        raise refused(400, "field-not-bool", "force must be true or false", field="force")
     companion, desk = web().companion, web().desk
     path = _require_camera(companion, desk)
     profile = desk.candidate(force)
     try:
         save_profile(profile, path)
     except OSError as err:
-        raise ApiError(409, f"cannot write {path}: {err.strerror or err}") from None
+        raise refused(409, "cannot-write", f"cannot write {path}: {err.strerror or err}", path=str(path),
+                      error=str(err.strerror or err)) from None
     _switch(companion, desk, profile.reader_profile())
     desk.mark_saved(profile)
     log.info("calibration profile saved to %s and in use", path)
@@ -94,7 +95,8 @@ def api_reset() -> Response:
     try:
         path.unlink(missing_ok=True)
     except OSError as err:
-        raise ApiError(409, f"cannot remove {path}: {err.strerror or err}") from None
+        raise refused(409, "cannot-remove", f"cannot remove {path}: {err.strerror or err}", path=str(path),
+                      error=str(err.strerror or err)) from None
     _switch(companion, desk, None)
     log.info("calibration profile %s removed; reading with the defaults", path)
     return jsonify(removed=existed, profile=profile_summary(path, text()))

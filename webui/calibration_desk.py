@@ -29,7 +29,7 @@ from thoughtwave.config import Config, VisionConfig
 from thoughtwave.engine.phrases import Phrase, Words
 from thoughtwave.i18n import Text
 from thoughtwave.i18n.calibration import check_mark, check_name, words
-from thoughtwave.webui.apierrors import ApiError
+from thoughtwave.webui.apierrors import refused
 
 #: A checked profile older than this is not saved: the camera or the light may have moved since.
 CANDIDATE_SECONDS = 15 * 60
@@ -181,7 +181,7 @@ class CalibrationDesk:
     def checking(self) -> Iterator[None]:
         """Hold the desk for one check; ApiError 409 while another is running."""
         if not self._busy.acquire(blocking=False):
-            raise ApiError(409, "a check is already running: wait for its results")
+            raise refused(409, "check-running", "a check is already running: wait for its results")
         try:
             yield
         finally:
@@ -195,7 +195,7 @@ class CalibrationDesk:
             # ones); copies, once per check, as a camera driver may reuse its buffers while we measure.
             colour = [im for im in images if isinstance(im, np.ndarray) and im.ndim == 3 and im.shape[2] == 3]
             if not colour:
-                raise ApiError(409, "cannot check: calibration needs colour pictures from the camera")
+                raise refused(409, "no-colour", "cannot check: calibration needs colour pictures from the camera")
             frames = [np.array(im, copy=True) for im in colour if im.shape == colour[-1].shape]
             lens, judged = kept_lens(self.profile_path)
             size = (frames[-1].shape[1], frames[-1].shape[0])
@@ -207,7 +207,7 @@ class CalibrationDesk:
             try:
                 result = self._calibrate(frames, lens=lens)
             except (ValueError, cv2.error) as err:
-                raise ApiError(409, f"cannot check this picture: {err}") from None
+                raise refused(409, "cannot-check", f"cannot check this picture: {err}", error=str(err)) from None
             ms = (time.perf_counter() - started) * 1e3
             result = _with_lens_checks(result, judged, note)
             h, w = frames[-1].shape[:2]
@@ -235,15 +235,16 @@ class CalibrationDesk:
         with self._lock:
             last, age = self._last, self._clock() - self._checked_at
         if last is None:
-            raise ApiError(409, "press Check first: there is no checked profile to save")
+            raise refused(409, "check-first", "press Check first: there is no checked profile to save")
         if last.profile is None:
-            raise ApiError(409, "the last check found no board: nothing to save")
+            raise refused(409, "no-board-to-save", "the last check found no board: nothing to save")
         if age > CANDIDATE_SECONDS:
-            raise ApiError(409, f"the last check is {age / 60:.0f} minutes old: check again before saving")
+            raise refused(409, "check-too-old", f"the last check is {age / 60:.0f} minutes old: check again before "
+                          "saving", minutes=round(age / 60))
         if not last.ok and not force:
-            failed = ", ".join(c.name for c in last.checks if not c.ok)
-            raise ApiError(409, f"the last check failed ({failed}): put that right and check again, "
-                                "or save anyway (force)")
+            failed = [c.name for c in last.checks if not c.ok]
+            raise refused(409, "check-failed", f"the last check failed ({', '.join(failed)}): put that right and "
+                          "check again, or save anyway (force)", failed=tuple(failed))
         return last.profile
 
     def mark_saved(self, profile: Profile) -> None:

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from thoughtwave.engine.phrases import Phrase
 from thoughtwave.webui.apierrors import ApiError, json_body
 
 #: Longest text a short field (a name, a cell, a colour) may be sent as; the views tidy and check further.
@@ -89,7 +90,7 @@ def body(model: type[Body]) -> dict[str, Any]:
     try:
         checked = model.model_validate(data)
     except ValidationError as err:
-        raise ApiError(400, describe(err)) from None
+        raise ApiError(400, describe(err), why=refusal_of(err)) from None
     sent = checked.model_dump(exclude_unset=True)
     # A field sent as null stays null: the views treat null as "not given", as before.
     return {key: sent[key] for key in data if key in sent}
@@ -101,3 +102,29 @@ def describe(err: ValidationError) -> str:
     where = ".".join(str(part) for part in first["loc"] if not str(part).startswith(("function-", "constrained-")))
     message = str(first["msg"])
     return f"{where}: {message}" if where else message
+
+
+#: Pydantic's error types -> the refusal codes (``thoughtwave.i18n.refusals``) that say them in every language,
+#: with the limit a code names (from the error's context).
+_CODES = {"string_type": "field-not-text", "string_too_long": "field-too-long", "int_type": "field-not-number",
+          "int_parsing": "field-not-number", "float_type": "field-not-number", "float_parsing": "field-not-number",
+          "finite_number": "field-not-number", "int_from_float": "field-not-number",
+          "less_than_equal": "field-too-large", "less_than": "field-too-large",
+          "greater_than_equal": "field-too-small", "greater_than": "field-too-small",
+          "bool_type": "field-not-bool", "bool_parsing": "field-not-bool", "missing": "field-missing"}
+_LIMITS = ("max_length", "le", "lt", "ge", "gt")
+
+
+def refusal_of(err: ValidationError) -> Phrase:
+    """The first problem of ``err`` as a refusal phrase: the field and what is wrong with it (worded in English
+    as ``describe``)."""
+    first = err.errors(include_url=False)[0]
+    field = str(first["loc"][0]) if first["loc"] else ""
+    if not field:
+        return Phrase.of("body-invalid", describe(err))
+    ctx = first.get("ctx") or {}
+    limit = next((ctx[k] for k in _LIMITS if k in ctx), None)
+    code = _CODES.get(str(first["type"]), "field-invalid")
+    if code in ("field-too-long", "field-too-large", "field-too-small") and limit is None:
+        code = "field-invalid"
+    return Phrase.of(code, describe(err), field=field, limit=limit)
