@@ -10,8 +10,11 @@ and the computer's instructions. English keeps the game's own words (the engine'
 
 from __future__ import annotations
 
+import re
+
 from thoughtwave.engine import Kind, Verdict
 from thoughtwave.game import ControlError, Instruction, Notice
+from thoughtwave.game.opponent import Opponent, opponent_of
 from thoughtwave.game.session import Done
 from thoughtwave.game.snapshot import Camera
 from thoughtwave.i18n import Text
@@ -66,6 +69,45 @@ def instruction_words(t: Text, told: Instruction) -> dict[str, str]:
         "spoken": t.gettext("%(player)s plays %(piece)s, %(wave)s, at %(cell)s", player=player, piece=kind,
                             wave=wave, cell=f"{cell[0]} {cell[1:]}"),
     }
+
+
+def computer_name(t: Text, opponent: Opponent) -> str:
+    """What the display calls the computer's player, ``"Ordinateur (niveau 3)"`` (English: ``Opponent.name``)."""
+    return opponent.name if t.lang == "en" else t.gettext("Computer (level %(level)s)", level=opponent.level)
+
+
+def game_names(t: Text, game: dict) -> dict:
+    """A game's JSON (``GameRow.to_json``) with the computer's player named in ``t``'s language: the name
+    a new game gives it is stored in English; a name the players typed stays as they typed it."""
+    opponent = opponent_of(game["opponent"]) if game.get("opponent") else None
+    if opponent is None or t.lang == "en":
+        return game
+    side = opponent.colour.value
+    if game.get(side) != opponent.name:
+        return game
+    return {**game, side: computer_name(t, opponent)}
+
+
+#: The computer's failures as the opponent words them (``game.opponent.Thinker``), matched whole.
+_FAILED_SEARCH = re.compile(r"the computer could not choose a move \((\w+)\)")
+
+
+def computer_error(t: Text, error: str | None) -> str | None:
+    """Why the computer has no move (``ComputerTurn.error``) in ``t``'s language; unknown words as they are."""
+    if error is None or t.lang == "en":
+        return error
+    known = {
+        "the computer found no move": t.gettext("the computer found no move"),
+        "the computer gave no usable move": t.gettext("the computer gave no usable move"),
+        "the computer's worker process stopped; start a new game or restart to try again": t.gettext(
+            "the computer's worker process stopped; start a new game or restart to try again"),
+    }
+    if error in known:
+        return known[error]
+    failed = _FAILED_SEARCH.fullmatch(error)
+    if failed:
+        return t.gettext("the computer could not choose a move (%(error)s)", error=failed.group(1))
+    return error
 
 
 def grouped_banner(t: Text, kind: str, cells: list[str]) -> str:
@@ -126,5 +168,5 @@ def refusal_text(t: Text, err: ControlError) -> str:
     return said[:1].upper() + said[1:]
 
 
-__all__ = ["clear_board_banner", "done_text", "grouped_banner", "instruction_words", "notice_text", "reason_text",
-           "refusal_text", "worded_notice"]
+__all__ = ["clear_board_banner", "computer_error", "computer_name", "done_text", "game_names", "grouped_banner",
+           "instruction_words", "notice_text", "reason_text", "refusal_text", "worded_notice"]

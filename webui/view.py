@@ -21,6 +21,9 @@ from thoughtwave.i18n.phrases import side_names
 from thoughtwave.webui.boardsvg import board_svg
 from thoughtwave.webui.localized import (
     clear_board_banner,
+    computer_error,
+    computer_name,
+    game_names,
     grouped_banner,
     instruction_words,
     notice_text,
@@ -120,8 +123,9 @@ def computer_json(snapshot: Snapshot, t: Text | None = None) -> dict | None:
         return None
     told = turn.instruction
     instruction = {**told.to_json(), **instruction_words(t or Text(DEFAULT), told)} if told else None
-    return {**turn.opponent.to_json(), "name": turn.opponent.name, "to_move": turn.to_move,
-            "thinking": turn.thinking, "instruction": instruction, "error": turn.error}
+    t = t or Text(DEFAULT)
+    return {**turn.opponent.to_json(), "name": computer_name(t, turn.opponent), "to_move": turn.to_move,
+            "thinking": turn.thinking, "instruction": instruction, "error": computer_error(t, turn.error)}
 
 
 def render_state(snapshot: Snapshot, lang: str = DEFAULT) -> dict:
@@ -138,7 +142,7 @@ def render_state(snapshot: Snapshot, lang: str = DEFAULT) -> dict:
     told = computer["instruction"] if computer else None
     ghost = (told["cell"], told["colour"], told["piece"]) if told else None
     return {
-        "game": snapshot.game.to_json(),
+        "game": game_names(t, snapshot.game.to_json()),
         "next": snapshot.next.value if snapshot.next else None,
         "winner": snapshot.winner.value if snapshot.winner else None,
         "draw": snapshot.draw,
