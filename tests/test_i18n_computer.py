@@ -64,3 +64,5 @@ def test_a_game_against_the_computer_on_a_french_display(companion, tmp_path):
     assert french["game"]["black"] == "Ordinateur (niveau 1)" and french["computer"]["name"] == "Ordinateur (niveau 1)"
     english = client.get("/api/state").get_json()
     assert english["game"]["black"] == "Computer (level 1)" and english["computer"]["name"] == "Computer (level 1)"
+    games = client.get("/games", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    assert "Computer (Stufe 1)" in games and "Computer (level 1)" not in games

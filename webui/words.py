@@ -10,6 +10,7 @@ import datetime
 from thoughtwave.engine import Colour, Rules
 from thoughtwave.i18n import Text
 from thoughtwave.i18n.phrases import colour_name, side_names
+from thoughtwave.webui.localized import game_names
 
 ONGOING, DRAW = "ongoing", "draw"
 
@@ -44,6 +45,7 @@ def placed(moves: list[dict]) -> int:
 def players_words(game: dict, t: Text | None = None) -> str:
     """``"Ann (red) against Black (black)"``."""
     t = t or Text()
+    game = game_names(t, game)     # the computer's player in t's language
     return t.gettext("%(red)s (red) against %(black)s (black)", red=game.get("red") or colour_name(t, Colour.RED),
                      black=game.get("black") or colour_name(t, Colour.BLACK))
 
