@@ -74,3 +74,65 @@ def test_a_flag_and_the_winner_in_the_browsers_language(served, chromium, lang):
         assert errors == []
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("lang", ["fr", "de"])
+def test_the_calibration_page_after_check_in_the_browsers_language(chromium, tmp_path, lang):
+    """Check pressed on the calibration page: the results the page script draws (marks, names, advice, the
+    summary and the light map with its words) are in the page's language."""
+    from test_i18n_calibration import GLARE, PICTURE, dark_calibration
+
+    from thoughtwave.calibration.profile import FILE_NAME
+    from thoughtwave.config import Config
+    from thoughtwave.webui.calibration_desk import CalibrationDesk
+
+    class Still:     # a camera that keeps seeing one (colour) picture
+        index = 0
+
+        def read(self):
+            from thoughtwave.vision.sources import Frame
+            self.index += 1
+            return Frame(self.index, self.index * 0.1, PICTURE)
+
+        def close(self):
+            pass
+
+    game = ScriptedGame([])
+    store = Store.in_dir(tmp_path)
+    companion = Companion(store, Rules(), Still, game.watcher, Settings(speech=False))
+    desk = CalibrationDesk(tmp_path / FILE_NAME, 0.4, calibrate=dark_calibration)
+    app = create_app(companion, pin="135790", secret_key=load_secret_key(tmp_path), threads=4,
+                     config=Config().with_state_dir(tmp_path), desk=desk)
+    words = {"fr": ("Vérifier", "Valider", "ÉCHEC", "netteté", "Échec : netteté, exposition.", "Reflets sur 3 cases"),
+             "de": ("Prüfen", "Eingeben", "FEHLER", "Schärfe", "Nicht bestanden: Schärfe, Belichtung.",
+                    "Spiegelung auf 3 Feldern")}[lang]
+    with serving(app, threads=4) as url:
+        companion.start()
+        context = chromium.new_context(viewport={"width": 800, "height": 480}, locale=lang,
+                                       extra_http_headers={"Accept-Language": lang})
+        page = context.new_page()
+        try:
+            errors: list[str] = []
+            page.on("pageerror", lambda err: errors.append(str(err)))
+            page.goto(url + "/calibrate")
+            expect(page.locator("#light-map")).to_be_hidden()
+            page.fill('#pin-form input[name="pin"]', "135790")
+            page.get_by_role("button", name=words[1]).click()
+            check = page.get_by_role("button", name=words[0], exact=True)
+            expect(check).to_be_visible()     # the page reloaded, unlocked
+            page.wait_for_load_state()
+            check.click()
+            expect(page.locator("#checks li")).to_have_count(5, timeout=20_000)
+            focus = page.locator('#checks li[data-name="focus"]')
+            expect(focus.locator(".mark")).to_have_text(words[2])
+            expect(focus.locator(".name")).to_have_text(words[3])
+            expect(page.locator("#last-summary")).to_contain_text(words[4])
+            expect(page.locator("#light-map")).to_be_visible()
+            expect(page.locator("#light-rows td.glare")).to_have_count(len(GLARE))
+            expect(page.locator("#light-glare")).to_contain_text(words[5])
+            expect(page.locator("#result")).to_contain_text(words[4])
+            assert errors == []
+        finally:
+            context.close()
+            companion.stop()
+    store.close()

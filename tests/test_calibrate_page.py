@@ -393,6 +393,9 @@ def test_in_the_browser_enter_the_pin_press_check_and_the_results_appear(page, g
             expect(page.locator("#last-summary")).to_contain_text("Every check passed")
             expect(page.locator("#save")).to_be_enabled()
             expect(page.locator("#save-force")).to_be_hidden()
+            expect(page.locator("#light-map")).to_be_visible()      # the glare and shadow map, drawn by the script
+            expect(page.locator("#light-rows td")).to_have_count(100)
+            expect(page.locator("#light-glare")).not_to_be_empty()
             assert errors == []
         finally:
             page.goto("about:blank")      # ends the preview stream before the server goes

@@ -57,8 +57,7 @@
     });
     $("light-rows").replaceChildren(header, ...rows);
     $("light-verdict").className = "light-verdict " + light.status.toLowerCase();
-    $("light-verdict").querySelector(".mark").textContent = light.mark;
-    $("light-verdict").querySelector(".measured").textContent = light.measured;
+    $("light-verdict").textContent = light.mark;
     $("light-glare").textContent = light.glare_text;
     $("light-shadow").textContent = light.shadow_text;
     $("light-advice").textContent = light.advice || "";
