@@ -35,12 +35,16 @@ from thoughtwave.webui.apierrors import refused
 CANDIDATE_SECONDS = 15 * 60
 
 
+def _status(check: CheckResult) -> str:
+    return "FAIL" if not check.ok else ("warn" if check.warning else "ok")
+
+
 def check_json(check: CheckResult, t: Text | None = None) -> dict:
     """One check for the page: ``name`` and ``status`` (``ok``, ``warn`` or ``FAIL``) as the API keys them,
     ``label`` and ``mark`` as the page shows them, ``measured`` and ``advice`` in ``t``'s language (English
     by default, as the CLI says them)."""
     t = t or Text()
-    status = "FAIL" if not check.ok else ("warn" if check.warning else "ok")
+    status = _status(check)
     return {"name": check.name, "status": status, "ok": check.ok, "warning": check.warning,
             "measured": words(t, check.measured), "advice": words(t, check.advice),
             "label": check_name(t, check.name), "mark": check_mark(t, status)}
@@ -78,7 +82,7 @@ def light_json(light: LightMap | None, t: Text | None = None) -> dict | None:
         return None
     t = t or Text()
     glare, shadow = [str(c) for c in light.of("glare")], [str(c) for c in light.of("shadow")]
-    status = "FAIL" if not light.check.ok else ("warn" if light.check.warning else "ok")
+    status = _status(light.check)
     return {
         "rows": [list(row) for row in light.cells], "glare": glare, "shadow": shadow, "status": status,
         "mark": check_mark(t, status), "measured": words(t, light.check.measured),
