@@ -7,6 +7,7 @@ an automatic next game that cannot be stored keeps the current one and shows the
 import json
 import logging
 import subprocess
+import tarfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -138,6 +139,11 @@ def test_report_a_misread_keeps_the_frame_reading_board_and_profile_and_it_reads
     assert main(["recognize", str(path / "frame.png"), "--profile", str(path / "profile.json")]) == 0
     again = json.loads(capsys.readouterr().out)
     assert again["cells"] == case.reading["cells"] and again["unreadable"] == case.reading["unreadable"]
+    # and what a user sends: every case in one archive
+    archive = tmp_path / "cases.tar.gz"
+    assert main(["cases", "export", "--state-dir", str(state_dir), "--out", str(archive)]) == 0
+    with tarfile.open(archive) as tar:
+        assert sorted(tar.getnames()) == [f"cases/{path.name}/{f}" for f in ("case.json", "frame.png", "profile.json")]
 
 
 def test_a_report_with_no_picture_yet_or_no_state_directory_saves_nothing_and_says_so(tmp_path, companion,
@@ -296,4 +302,38 @@ def test_a_next_game_that_cannot_be_stored_keeps_this_one_and_shows_why(caplog):
         companion.new_game()                        # the problem goes with the game that ends
         assert not [f for f in state(companion)["flags"] if f["kind"] == "storage"]
     finally:
+        companion.stop()
+
+
+# ---- the button, in a browser --------------------------------------------------------------------------------
+
+@pytest.mark.browser
+def test_the_report_button_says_which_case_it_saved_and_where(chromium, tmp_path, picture):
+    expect = pytest.importorskip("playwright.sync_api").expect
+    from serving import serving
+
+    state_dir = tmp_path / "state"
+    image = picture[::4, ::4].copy()
+    companion, _ = reading_companion(image, CaseBook(state_dir))
+    feed(companion, Camera(image), 3)       # not started: the frames are given here
+    app = create_app(companion, pin=PIN, secret_key=load_secret_key(tmp_path), threads=6)
+    context = chromium.new_context(viewport={"width": 800, "height": 480})
+    try:
+        with serving(app, threads=6) as url:
+            page = context.new_page()
+            page.goto(url + "/login")
+            page.fill('input[name="pin"]', PIN)
+            page.get_by_role("button", name="Unlock").click()
+            expect(page.get_by_role("heading", name="Control")).to_be_visible()
+            page.fill('#report input[name="note"]', "E5 is a red bend")
+            page.get_by_role("button", name="Report a misread").click()
+            result = page.locator("section", has=page.locator("#report")).get_by_role("status")
+            expect(result).to_contain_text("as case ", timeout=10_000)
+            expect(page.locator('#report input[name="note"]')).to_have_value("")
+            (path,) = list_cases(state_dir)
+            expect(result).to_contain_text(f"{path.name} in {path.parent}")
+            assert load_case(path).note == "E5 is a red bend"
+            companion.stop()
+    finally:
+        context.close()
         companion.stop()

@@ -10,7 +10,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, render_template
 
-from thoughtwave.cases import DISK_FULL, NO_FRAME, NO_ROOM, NOT_KEPT, CaseNotSaved
+from thoughtwave.cases import DISK_FULL, NO_FRAME, NO_ROOM, NOT_KEPT, CaseError, CaseNotSaved
 from thoughtwave.engine import KINDS, START_INVENTORY, Colour, Kind, Penalty, Rules, Sides
 from thoughtwave.engine.record import parse_inventory
 from thoughtwave.game import ControlError, Opponent
@@ -218,6 +218,8 @@ def report_misread() -> Response:
     except CaseNotSaved as err:
         status, message = not_saved_text(t, err)
         raise ApiError(status, message) from None
+    except CaseError as err:   # a picture that cannot be encoded, or one too large to keep
+        raise ApiError(409, t.gettext("Nothing was saved: %(reason)s.", reason=str(err))) from None
     said = t.gettext("Saved the camera's last picture, what it read there and the board as case %(name)s in "
                      "%(folder)s. To send it: thoughtwave cases export.", name=path.name, folder=str(path.parent))
     state = web().messages.state(companion.state(), current_language())

@@ -366,7 +366,10 @@ class Companion:
         board = board_text(watcher.table.expected())
         if self._saver is None:
             self._saver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cases")
-        self._saving = self._saver.submit(self._keep_unreadable, image, reading, board)
+        try:
+            self._saving = self._saver.submit(self._keep_unreadable, image, reading, board)
+        except RuntimeError:   # stopping: the saver takes no more (a frame seen while the loop ends)
+            log.debug("the companion is stopping: an unreadable frame is not kept")
 
     def _keep_unreadable(self, image: np.ndarray, reading: BoardReading, board: dict[str, str]) -> Path | None:
         assert self.cases is not None
