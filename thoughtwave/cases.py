@@ -16,11 +16,16 @@ Cases are capped: at most ``MAX_CASES`` and ``MAX_TOTAL_BYTES`` in all. A case s
 first unreadable frames of a game, ``UnreadableCapture``) is dropped when the cap is reached; a case the
 players report makes room by removing the oldest automatic one, and is refused only when every case
 kept is a report.
+
+A companion keeps its cases through a ``CaseBook`` (the state directory and the profile in use): the
+players' reports (``save``), and the frames ``UnreadableCapture`` picks. ``CaseNotSaved`` says why a case
+was not kept, in one line: no room under the cap, a full disk, a folder that cannot be written.
 """
 
 from __future__ import annotations
 
 import datetime
+import errno
 import json
 import os
 import shutil
@@ -34,6 +39,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from thoughtwave.calibration.profile import ProfileError, load_profile
 from thoughtwave.vision.reading import BoardReading
 
 CASES_DIR = "cases"
@@ -49,6 +55,22 @@ MAX_FRAME_BYTES = 12 * 1024 * 1024
 
 class CaseError(ValueError):
     """A case that cannot be saved or read; the message says why."""
+
+
+#: Why a case was not saved (``CaseNotSaved.reason``): the companion keeps no cases (no state directory),
+#: it has read no camera picture yet, the cap leaves no room, the disk is full, the folder cannot be written.
+NOT_KEPT, NO_FRAME, NO_ROOM, DISK_FULL, UNWRITABLE = "not-kept", "no-frame", "no-room", "disk-full", "unwritable"
+
+
+class CaseNotSaved(CaseError):
+    """A case that was not saved: ``reason`` (one of ``NOT_KEPT`` ... ``UNWRITABLE``), ``folder`` (where cases
+    go, when there is one), ``detail`` (the system's words for a failed write) and a one-line message."""
+
+    def __init__(self, reason: str, message: str, folder: Path | None = None, detail: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.folder = folder
+        self.detail = detail
 
 
 @dataclass(frozen=True)
@@ -215,9 +237,10 @@ def export_cases(state_dir: Path, out: Path) -> Path:
 
 
 class UnreadableCapture:
-    """Saves the first frames of a game that have unreadable cells as cases (``UNREADABLE``): at most
-    ``per_game`` a game, and no two within ``gap_seconds`` (one stall is one case, not a film of it).
-    Call ``offer`` with each frame's reading, ``new_game`` when a game starts."""
+    """Picks the first frames of a game that have unreadable cells, to keep as cases (``UNREADABLE``): at
+    most ``per_game`` a game, and no two within ``gap_seconds`` (one stall is one case, not a film of it).
+    ``take`` decides (cheap: the camera thread calls it for every frame), ``offer`` decides and saves;
+    ``new_game`` when a game starts."""
 
     def __init__(self, state_dir: Path, per_game: int = 3, gap_seconds: float = 30.0) -> None:
         self.state_dir = Path(state_dir)
@@ -230,16 +253,73 @@ class UnreadableCapture:
         self._saved = 0
         self._last_t = None
 
+    def take(self, t: float, reading: BoardReading) -> bool:
+        """Whether the frame read as ``reading`` at ``t`` is one to keep; if so it counts against the game's
+        allowance from now on, saved or not (a folder that cannot be written is not tried on every frame)."""
+        if self._saved >= self.per_game or (self._last_t is not None and t - self._last_t < self.gap_seconds):
+            return False
+        if not reading.board_found or not reading.unreadable():
+            return False
+        self._saved += 1
+        self._last_t = t
+        return True
+
+    @staticmethod
+    def note(reading: BoardReading) -> str:
+        """The note an unreadable case is kept with: ``"unreadable: E5, F6"``."""
+        return f"unreadable: {', '.join(str(c) for c in reading.unreadable())}"
+
     def offer(self, t: float, frame: np.ndarray, reading: BoardReading, board: Mapping[str, str],
               profile: Any = None) -> Path | None:
-        """Keep this frame as a case if it has unreadable cells and the game's allowance is not used up."""
-        if not reading.board_found or not reading.unreadable() or self._saved >= self.per_game:
+        """Keep this frame as a case if ``take`` says so; its folder, or None."""
+        if not self.take(t, reading):
             return None
-        if self._last_t is not None and t - self._last_t < self.gap_seconds:
+        return save_case(self.state_dir, frame, reading, board, profile, kind=UNREADABLE, note=self.note(reading))
+
+def board_text(expected: Mapping[Any, tuple[Any, Any]]) -> dict[str, str]:
+    """``{"E5": "red ew"}`` from a table's ``expected()`` (cell -> (colour, piece)), as a case keeps the board."""
+    return {str(cell): f"{getattr(colour, 'value', colour)} {piece}" for cell, (colour, piece) in expected.items()}
+
+
+class CaseBook:
+    """Where a companion keeps its cases: ``state_dir``'s ``cases/`` folder, with the calibration profile at
+    ``profile_path`` (read when a case is saved, so it is the one in use; None, absent or damaged: the case
+    has none), the caps, and ``capture``, the ``UnreadableCapture`` that picks a game's unreadable frames."""
+
+    def __init__(self, state_dir: Path, profile_path: Path | None = None, *, per_game: int = 3,
+                 gap_seconds: float = 30.0, max_cases: int = MAX_CASES, max_bytes: int = MAX_TOTAL_BYTES,
+                 now: Callable[[], datetime.datetime] | None = None) -> None:
+        self.state_dir = Path(state_dir)
+        self.folder = cases_dir(self.state_dir)
+        self.profile_path = Path(profile_path) if profile_path is not None else None
+        self.max_cases, self.max_bytes = max_cases, max_bytes
+        self.capture = UnreadableCapture(self.state_dir, per_game, gap_seconds)
+        self._now = now
+
+    def profile(self) -> dict | None:
+        """The calibration profile's JSON as it is now, or None (none, or one that cannot be used)."""
+        if self.profile_path is None or not self.profile_path.exists():
             return None
-        path = save_case(self.state_dir, frame, reading, board, profile, kind=UNREADABLE,
-                         note=f"unreadable: {', '.join(str(c) for c in reading.unreadable())}")
-        if path is not None:
-            self._saved += 1
-            self._last_t = t
+        try:
+            return load_profile(self.profile_path).to_json()
+        except (ProfileError, OSError):
+            return None
+
+    def save(self, frame: np.ndarray, reading: BoardReading | dict, board: Mapping[str, str], kind: str = REPORT,
+             note: str = "") -> Path:
+        """Keep a case (see ``save_case``) with the profile in use; its folder. CaseNotSaved (never an
+        OSError) when the cap leaves no room or the folder cannot be written."""
+        try:
+            path = save_case(self.state_dir, frame, reading, board, self.profile(), kind=kind, note=note,
+                             now=self._now, max_cases=self.max_cases, max_bytes=self.max_bytes)
+        except OSError as err:
+            if err.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise CaseNotSaved(DISK_FULL, f"the disk is full: free space on the disk holding {self.folder}",
+                                   self.folder) from None
+            detail = err.strerror or str(err)
+            raise CaseNotSaved(UNWRITABLE, f"cannot write {self.folder}: {detail}", self.folder, detail) from None
+        if path is None:
+            raise CaseNotSaved(NO_ROOM, f"{self.folder} holds as many cases as it may ({self.max_cases}, "
+                               f"{self.max_bytes // 2**20} MB): export them (thoughtwave cases export) and "
+                               "delete some", self.folder)
         return path

@@ -1,7 +1,8 @@
-"""Control: the control page, and the API that changes the game (new game, end, undo, correct), each
-behind the PIN and the CSRF token (``webui.auth``). Each answers with the new state and ``done``: what the
-action did, in a player's words (``status`` applied, rejected or waiting, ``message``, ``cell``); a
-refusal is a 4xx ``{"error": ...}`` whose message names the field as the page names it."""
+"""Control: the control page, and the API that changes the game (new game, end, undo, correct) or reports a
+misread (``/api/cases/report``: the last frame kept as a case), each behind the PIN and the CSRF token
+(``webui.auth``). Each answers with the new state and ``done``: what the action did, in a player's words
+(``status`` applied, rejected or waiting, ``message``, ``cell``); a refusal is a 4xx ``{"error": ...}``
+whose message names the field as the page names it (503 when a case could not be written)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, render_template
 
+from thoughtwave.cases import DISK_FULL, NO_FRAME, NO_ROOM, NOT_KEPT, CaseError, CaseNotSaved
 from thoughtwave.engine import KINDS, START_INVENTORY, Colour, Kind, Penalty, Rules, Sides
 from thoughtwave.engine.record import parse_inventory
 from thoughtwave.game import ControlError, Opponent
@@ -21,7 +23,7 @@ from thoughtwave.webui.auth import requires_pin
 from thoughtwave.webui.context import web
 from thoughtwave.webui.language import current_language, text
 from thoughtwave.webui.localized import done_text, refusal_text
-from thoughtwave.webui.schemas import Correct, Empty, NewGame, body
+from thoughtwave.webui.schemas import Correct, Empty, NewGame, Report, body
 from thoughtwave.webui.words import game_summary
 
 bp = Blueprint("control", __name__)
@@ -183,3 +185,42 @@ def correct() -> Response:
         return _answer(web().companion.correct_cell(cell.strip(), colour or None, piece))
     except ControlError as err:
         raise ApiError(400, refusal_text(text(), err)) from None
+
+
+def not_saved_text(t: Text, err: CaseNotSaved) -> tuple[int, str]:
+    """Why a reported case was not saved, in one line of ``t``'s language, and the status to answer with:
+    409 when it cannot be done now, 503 when the state directory cannot take it."""
+    folder = str(err.folder or "")
+    if err.reason == NOT_KEPT:
+        return 409, t.gettext("Nothing was saved: this companion has no state directory to keep cases in.")
+    if err.reason == NO_FRAME:
+        return 409, t.gettext("Nothing was saved: the camera has not given a picture yet. Try again once it "
+                              "shows the board.")
+    if err.reason == NO_ROOM:
+        return 409, t.gettext("Nothing was saved: %(folder)s already holds as many cases as it may. Export them "
+                              "(thoughtwave cases export) and delete some.", folder=folder)
+    if err.reason == DISK_FULL:
+        return 503, t.gettext("Nothing was saved: the disk is full. Free space on the disk holding %(folder)s.",
+                              folder=folder)
+    return 503, t.gettext("Nothing was saved: %(folder)s cannot be written (%(reason)s).", folder=folder,
+                          reason=err.detail or str(err))
+
+
+@bp.post("/api/cases/report")
+@requires_pin
+def report_misread() -> Response:
+    data = body(Report)
+    note = text_field(data, "note", 400)
+    t = text()
+    companion = web().companion
+    try:
+        path = companion.report_misread(note)
+    except CaseNotSaved as err:
+        status, message = not_saved_text(t, err)
+        raise ApiError(status, message) from None
+    except CaseError as err:   # a picture that cannot be encoded, or one too large to keep
+        raise ApiError(409, t.gettext("Nothing was saved: %(reason)s.", reason=str(err))) from None
+    said = t.gettext("Saved the camera's last picture, what it read there and the board as case %(name)s in "
+                     "%(folder)s. To send it: thoughtwave cases export.", name=path.name, folder=str(path.parent))
+    state = web().messages.state(companion.state(), current_language())
+    return jsonify({**state, "done": Done(APPLIED, said).to_json(), "case": {"name": path.name, "path": str(path)}})

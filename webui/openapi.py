@@ -43,6 +43,8 @@ _POSTS = {
     "/api/game/end": "End the game as it stands; answers the new state.",
     "/api/undo": "Take back the last verdict; answers the new state.",
     "/api/correct": "The camera misread a cell: say what is really there; answers the new state.",
+    "/api/cases/report": "Report a misread: keep the last camera picture, its reading, the board and the profile "
+                         "as a case; answers the state, what was done and the case's name and folder.",
 }
 
 

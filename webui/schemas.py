@@ -72,6 +72,12 @@ class Correct(Body):
     piece: Short | None = None
 
 
+class Report(Body):
+    """A misread reported from the control page: ``{"note": "E5 is red's bend"}`` (the note may be left out)."""
+
+    note: Annotated[str, Field(max_length=LONG)] | None = None
+
+
 #: The models by the (method, path) they check, for the OpenAPI description.
 REQUESTS: dict[tuple[str, str], type[Body]] = {
     ("post", "/api/login"): Login,
@@ -80,6 +86,7 @@ REQUESTS: dict[tuple[str, str], type[Body]] = {
     ("post", "/api/game/end"): Empty,
     ("post", "/api/undo"): Empty,
     ("post", "/api/correct"): Correct,
+    ("post", "/api/cases/report"): Report,
 }
 
 

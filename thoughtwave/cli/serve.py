@@ -19,6 +19,7 @@ from typing import Any
 from waitress import create_server
 
 from thoughtwave.calibration.profile import load_profile_if_sound
+from thoughtwave.cases import CaseBook
 from thoughtwave.cli.errors import UsageError
 from thoughtwave.cli.rulesargs import read_moves
 from thoughtwave.config import CameraKind, CameraSpec, Config, ConfigError, load_config, open_camera, rules_of
@@ -54,8 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE", help="TOML config (default: /etc/thoughtwave/config.toml if there)")
 
 
-def _camera_parts(args: argparse.Namespace, config: Config) -> tuple[Any, Any]:
-    """(open_camera, make_watcher) for a real or demo camera, or for a script of moves."""
+def _camera_parts(args: argparse.Namespace, config: Config) -> tuple[Any, Any, Path | None]:
+    """(open_camera, make_watcher, the calibration profile's path if the reader uses it) for a real or demo
+    camera, or for a script of moves."""
     if args.moves:
         if not args.move_seconds > 0:
             raise UsageError("--move-seconds must be more than 0")
@@ -63,7 +65,7 @@ def _camera_parts(args: argparse.Namespace, config: Config) -> tuple[Any, Any]:
         script = list(read_moves(args.moves)[0])   # each line's length and their number bounded
         game = ScriptedGame(script, frames_per_step=max(1, round(args.move_seconds * fps)),
                             loop=args.loop)
-        return (lambda: ScriptedSource(fps)), game.watcher
+        return (lambda: ScriptedSource(fps)), game.watcher, None
 
     try:
         spec = CameraSpec(CameraKind.DEMO) if args.demo else (
@@ -78,7 +80,9 @@ def _camera_parts(args: argparse.Namespace, config: Config) -> tuple[Any, Any]:
         resolution = DEMO_RESOLUTION
     profile = None
     settings = None
-    if spec.kind is not CameraKind.DEMO:   # a profile learnt on the real camera would not fit the demo's
+    profile_path = None
+    if spec.kind is not CameraKind.DEMO:
+        profile_path = config.profile_path   # a profile learnt on the real camera would not fit the demo's
         stored, warning = load_profile_if_sound(config.profile_path)
         if warning:
             print(f"warning: {warning}", file=sys.stderr, flush=True)
@@ -94,7 +98,7 @@ def _camera_parts(args: argparse.Namespace, config: Config) -> tuple[Any, Any]:
     def open_the_camera() -> Any:
         return open_camera(spec, fps=config.camera.fps, resolution=resolution, settings=settings)
 
-    return open_the_camera, make_watcher
+    return open_the_camera, make_watcher, profile_path
 
 
 def make_server(app: Any, config: Config, host: str, port: int) -> Any:
@@ -144,10 +148,11 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, Exception) as err:  # sqlite3.Error and OSError both mean the directory is unusable
         raise UsageError(f"cannot use the state directory {state_dir}: {err}") from None
 
-    camera, make_watcher = _camera_parts(args, config)
+    camera, make_watcher, profile_path = _camera_parts(args, config)
     settings = Settings(hand_warning_seconds=config.vision.hand_warning_seconds, speech=config.display.speech)
-    try:
-        companion = Companion(store, rules_of(config), camera, make_watcher, settings)
+    try:   # misread and unreadable frames are kept as cases in the state directory (thoughtwave.cases)
+        companion = Companion(store, rules_of(config), camera, make_watcher, settings,
+                              cases=CaseBook(state_dir, profile_path))
     except ImportError as err:  # the vision pipeline (OpenCV reader) is missing or broken
         store.close()
         raise UsageError(f"the vision pipeline is not available: {err}") from None

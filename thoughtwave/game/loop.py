@@ -6,6 +6,12 @@ published ``Snapshot``s (immutable, numbered, with a Condition to wait on) and t
 picture (a one-picture slot, so a slow viewer never holds up capture). A lost camera is retried with
 exponential backoff and shown. Control actions (new game, undo, correct, end) come from other threads
 and take the same lock as the loop.
+
+Cases (``thoughtwave.cases``, given as a ``CaseBook``): the loop keeps a reference to the last picture and
+what the watcher read in it, for a player's "Report a misread" (``report_misread``, saved on the
+caller's thread), and hands the first unreadable frames of a game (a steady board with a cell it cannot
+read) to one worker thread that saves them, so the camera thread never encodes or writes a picture. A
+case that cannot be saved is logged in one line; the game goes on.
 """
 
 from __future__ import annotations
@@ -15,18 +21,24 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_for
 from dataclasses import dataclass
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
+from thoughtwave.cases import NO_FRAME, NOT_KEPT, REPORT, UNREADABLE, CaseBook, CaseNotSaved, board_text
 from thoughtwave.engine import Colour, Rules
 from thoughtwave.game.opponent import Opponent, Searcher, Thinker
 from thoughtwave.game.seams import Frame, MakeWatcher, OpenCamera, Source, Watch
 from thoughtwave.game.session import Done, Session
 from thoughtwave.game.snapshot import Camera, Notice, Snapshot
 from thoughtwave.game.store import GameRow, Store
+from thoughtwave.vision.reading import BoardReading
+from thoughtwave.vision.stabiliser import STEADY
 
 log = logging.getLogger(__name__)
 
@@ -66,12 +78,15 @@ class Companion:
 
     ``make_computer`` gives the computer player for a game against it, searched in a thread (tests pass
     a fake); by default the engine's computer searches in a worker process. ``monotonic`` and ``wall``
-    are the clocks (frame rate and backoff; verdict times)."""
+    are the clocks (frame rate and backoff; verdict times). ``cases`` keeps misread and unreadable frames
+    (None: none are kept)."""
 
     def __init__(self, store: Store, rules: Rules, open_camera: OpenCamera, make_watcher: MakeWatcher,
                  settings: Settings | None = None, make_computer: Callable[[Opponent], Searcher] | None = None,
-                 *, monotonic: Callable[[], float] = time.monotonic, wall: Callable[[], float] = time.time) -> None:
+                 *, monotonic: Callable[[], float] = time.monotonic, wall: Callable[[], float] = time.time,
+                 cases: CaseBook | None = None) -> None:
         self.store = store
+        self.cases = cases
         self.settings = settings or Settings()
         self.thinker = Thinker(make_computer)
         self._open_camera = open_camera
@@ -89,6 +104,10 @@ class Companion:
         self._last_preview = -float("inf")
         self._camera = Camera("starting", "starting the camera")
         self._recent: tuple[Any, ...] = ()   # the last few raw camera pictures, newest last
+        self._seen: tuple[np.ndarray, BoardReading] | None = None   # the last picture and its reading
+        self._capture_game: int | None = None   # the game the automatic capture counts for
+        self._saver: ThreadPoolExecutor | None = None
+        self._saving: Future | None = None       # the unreadable frame being saved
         self.frames = 0                      # frames read
         self.bad_frames = 0                  # frames the watcher could not take
         self._session = Session(store, rules, make_watcher, self.thinker,
@@ -234,6 +253,8 @@ class Companion:
             self._thread.join(timeout)
         self._close_source()
         self.thinker.close()
+        if self._saver is not None:
+            self._saver.shutdown(wait=True, cancel_futures=True)   # a case is written whole or not at all
 
     def _close_source(self) -> None:
         source, self._source = self._source, None
@@ -282,6 +303,7 @@ class Companion:
     def _camera_lost(self, reason: str, failures: int) -> None:
         self._close_source()
         self._recent = ()   # a lost camera's last pictures no longer show the board as it is
+        self._seen = None
         delay = min(self.settings.backoff_cap, self.settings.backoff_start * 2 ** (failures - 1))
         if failures == 1 or failures % 10 == 0:
             log.warning("camera lost (%s); retrying in %.1f s", reason, delay)
@@ -301,13 +323,20 @@ class Companion:
             self._recent = (*self._recent, image)[-RECENT_IMAGES:]
         with self._lock:
             session = self._session
+            fed = session.watcher
             try:
-                events = session.watcher.feed(frame)
+                events = fed.feed(frame)
             except Exception:  # garbage frames (noise, wrong shapes) must never stop the loop
                 self.bad_frames += 1
                 if self.bad_frames == 1 or self.bad_frames % 100 == 0:
                     log.exception("frame %s could not be read (%d so far)", frame.index, self.bad_frames)
                 events = []
+            else:
+                reading = getattr(fed, "reading", None)   # a watcher that says nothing of it gives no cases
+                if reading is not None and is_picture(image):
+                    self._seen = (image, reading)           # references: no copy per frame
+                    if self.cases is not None:
+                        self._capture(frame.t, image, reading, fed)
             changed = session.handle(events, seen, frame.t)
             changed |= session.apply_truths(seen)
             changed |= session.hand_tick()
@@ -319,6 +348,58 @@ class Companion:
             # Asked for only when a preview is due: the watcher draws its overlay on demand.
             overlay = watcher.overlay
             self._keep_preview(overlay if overlay is not None else image, now)
+
+    # ---- cases ----------------------------------------------------------------------------------------------
+    def _capture(self, t: float, image: np.ndarray, reading: BoardReading, watcher: Watch) -> None:
+        """Hand this frame to the saver if it is one of the game's first unreadable ones (lock held; cheap
+        unless it is: then the board is put in words and the saving starts on the saver's thread)."""
+        assert self.cases is not None
+        capture = self.cases.capture
+        game = self._session.game.id
+        if game != self._capture_game:
+            self._capture_game = game
+            capture.new_game()
+        if watcher.status != STEADY or (self._saving is not None and not self._saving.done()):
+            return       # a hand or a moving board is no misread; one case is saved at a time
+        if not capture.take(t, reading):
+            return
+        board = board_text(watcher.table.expected())
+        if self._saver is None:
+            self._saver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cases")
+        try:
+            self._saving = self._saver.submit(self._keep_unreadable, image, reading, board)
+        except RuntimeError:   # stopping: the saver takes no more (a frame seen while the loop ends)
+            log.debug("the companion is stopping: an unreadable frame is not kept")
+
+    def _keep_unreadable(self, image: np.ndarray, reading: BoardReading, board: dict[str, str]) -> Path | None:
+        assert self.cases is not None
+        try:
+            path = self.cases.save(image, reading, board, UNREADABLE, self.cases.capture.note(reading))
+        except Exception as err:  # CaseNotSaved (full, read-only) or anything else: the game goes on
+            log.warning("could not keep an unreadable frame as a case: %s", err)
+            return None
+        log.info("kept an unreadable frame as the case %s", path)
+        return path
+
+    def cases_settled(self, timeout: float) -> bool:
+        """Wait (up to ``timeout`` seconds) for the unreadable frame being saved, if any; whether none is."""
+        saving = self._saving
+        return saving is None or not wait_for([saving], timeout).not_done
+
+    def report_misread(self, note: str = "") -> Path:
+        """A player says the camera misread the board: keep the last picture, what the reader read in it, the
+        board as the game knows it and the calibration profile as a case (``REPORT``); its folder. Saved on
+        the caller's thread (the loop goes on meanwhile). CaseNotSaved says why not: no cases kept here, no
+        picture read yet, no room, a full disk or a folder that cannot be written."""
+        if self.cases is None:
+            raise CaseNotSaved(NOT_KEPT, "cases are not kept: the companion has no state directory")
+        with self._lock:
+            seen = self._seen
+            board = board_text(self._session.watcher.table.expected())
+        if seen is None:
+            raise CaseNotSaved(NO_FRAME, "the camera has given no picture to keep yet", self.cases.folder)
+        image, reading = seen
+        return self.cases.save(image, reading, board, REPORT, note)
 
     def _keep_preview(self, image: Any, now: float) -> None:
         if not is_picture(image):   # not a picture: the next frame may be one

@@ -218,8 +218,22 @@ class Session:
         self.watcher = self._new_watcher(True)
 
     def new_game(self, rules: Rules, red: str, black: str, resumed: bool, opponent: Opponent | None) -> None:
-        """End the game as it stands and start another, in one transaction: on StorageError nothing changed."""
+        """End the game as it stands and start another, in one transaction: on StorageError nothing changed.
+        A storage problem shown for the game that ends is cleared with it."""
         self._start_game(self._create_game(rules, red, black, opponent, ending=self.game), resumed=resumed)
+        self.storage_error = None
+
+    def _next_game(self) -> None:
+        """The board was cleared after a finished game: start the next with the same rules, players and
+        opponent. When it cannot be stored (disk full, read-only) the camera thread goes on with this game,
+        logs one line and shows the problem like any storage error."""
+        try:
+            self.new_game(self.game.rules, self.game.red, self.game.black, resumed=False, opponent=self.opponent)
+        except Exception as err:  # StorageError, OSError: nothing changed (one transaction)
+            why = storage_failure(err, self.store.path)
+            log.warning("could not start the next game after game %s: %s", self.game.id, why)
+            self.storage_error = (f"could not start the next game ({why}); game {self.game.id} stays on the "
+                                  "display: start a new game on the control page")
 
     @property
     def ended(self) -> bool:
@@ -273,8 +287,7 @@ class Session:
                     changed = True
                 case BoardSeen(change=BoardChange.EMPTY):
                     if (self.log.referee.over or self.ended) and self.auto_new_game:
-                        self.new_game(self.game.rules, self.game.red, self.game.black, resumed=False,
-                                      opponent=self.opponent)
+                        self._next_game()
                     changed = True
                 case Flagged() | Unreadable() | Cleared():
                     changed = True          # shown from the table's own flags

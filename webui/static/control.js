@@ -132,7 +132,10 @@
       if (form.id === "correct" && !body.piece) body.piece = null;
       show("wait", _("Working…"), where);
       const state = await post(form.dataset.action, body, where);
-      if (state) report(state, where);
+      if (state) {
+        report(state, where);
+        if (form.id === "report") form.reset();     // a note goes with one case only
+      }
     });
   }
 
