@@ -41,7 +41,8 @@ catalogs: $(STAMP)
 	@mkdir -p build
 	$(BIN)/pybabel extract -F babel.cfg --no-location --sort-output -k gettext -k ngettext:1,2 -k pgettext:1c,2 \
 		-o $(POT) .
-	$(BIN)/pybabel update -i $(POT) -d thoughtwave/i18n/locale --no-fuzzy-matching --ignore-obsolete
+	$(BIN)/pybabel update -i $(POT) -d thoughtwave/i18n/locale --no-fuzzy-matching --ignore-obsolete \
+		--width 120
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

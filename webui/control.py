@@ -18,7 +18,7 @@ from thoughtwave.game.loop import Reply
 from thoughtwave.game.session import APPLIED, Done
 from thoughtwave.i18n import Text
 from thoughtwave.i18n.phrases import colour_name, kind_plural, side_names
-from thoughtwave.webui.apierrors import ApiError, text_field
+from thoughtwave.webui.apierrors import ApiError, refused, text_field
 from thoughtwave.webui.auth import requires_pin
 from thoughtwave.webui.context import web
 from thoughtwave.webui.language import current_language, text
@@ -64,33 +64,38 @@ def handicap_from_form(data: dict) -> dict[str, dict[str, int]]:
     count is not a number, above what a player has, or leaves a player no piece at all."""
     inventory = data.get("inventory") or {}
     if not isinstance(inventory, dict):
-        raise ApiError(400, "The handicap must be an object like {\"red\": {\"bend\": 9}}.")
+        raise refused(400, "handicap-not-object", "The handicap must be an object like {\"red\": {\"bend\": 9}}.")
     chosen: dict[str, dict[str, int]] = {}
     for colour in Colour:
+        name = f"{colour.value}_pieces"
         field = f"{colour.title}'s pieces (handicap)"
-        text = data.get(f"{colour.value}_pieces")
+        text = data.get(name)
         counts: dict[str, Any] = {k.value: n for k, n in START_INVENTORY.items()}
         if text:
             if not isinstance(text, str):
-                raise ApiError(400, f"{field}: write it like cross=1 bend=9.")
+                raise refused(400, "pieces-format", f"{field}: write it like cross=1 bend=9.", field=name)
             try:
                 counts = {k.value: n for k, n in parse_inventory(text).items()}
             except ValueError as err:
-                raise ApiError(400, f"{field}: {err}.") from None
+                raise refused(400, "pieces-format", f"{field}: {err}.", field=name) from None
         elif isinstance(inventory.get(colour.value), dict):
             counts = {**counts, **inventory[colour.value]}
+        unknown = set(counts) - {k.value for k in KINDS}
+        if unknown:
+            names = ", ".join(sorted(str(u) for u in unknown))
+            raise refused(400, "pieces-unknown", f"{field}: {names} is not a kind of piece.", field=name, names=names)
         for kind in KINDS:
             count = counts.get(kind.value)
             most = START_INVENTORY[kind]
             if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-                raise ApiError(400, f"{colour.title}'s {PLURALS[kind]}: a whole number from 0 to {most}.")
+                raise refused(400, "pieces-count",
+                              f"{colour.title}'s {PLURALS[kind]}: a whole number from 0 to {most}.",
+                              colour=colour, kind=kind, most=most)
             if count > most:
-                raise ApiError(400, f"{colour.title}'s {PLURALS[kind]}: at most {most}.")
-        unknown = set(counts) - {k.value for k in KINDS}
-        if unknown:
-            raise ApiError(400, f"{field}: {', '.join(sorted(unknown))} is not a kind of piece.")
+                raise refused(400, "pieces-too-many", f"{colour.title}'s {PLURALS[kind]}: at most {most}.",
+                              colour=colour, kind=kind, most=most)
         if not any(counts.values()):
-            raise ApiError(400, f"{field}: a player needs at least one piece.")
+            raise refused(400, "pieces-none", f"{field}: a player needs at least one piece.", field=name)
         chosen[colour.value] = counts
     return chosen
 
@@ -103,7 +108,9 @@ def _rules(data: dict, base: Rules) -> Rules:
     try:
         return Rules.from_json(rules_data, base)
     except (ValueError, TypeError) as err:
-        raise ApiError(400, f"{err}.") from None
+        named = str(err).split(" ", 1)[0]
+        field = named if named in ("penalty", "red_sides", "first") else "inventory"
+        raise refused(400, "field-invalid", f"{err}.", field=field) from None
 
 
 def _started(state: dict, rules: Rules, opponent: Opponent | None, t: Text) -> Done:
@@ -143,7 +150,7 @@ def new_game() -> Response:
             opponent = Opponent.from_json({"colour": data["computer"], "level": data.get("level", 3),
                                            "seconds": data.get("seconds", 1.0)})
         except ValueError as err:
-            raise ApiError(400, f"The computer: {err}.") from None
+            raise refused(400, "computer-invalid", f"The computer: {err}.", detail=str(err)) from None
     snapshot = companion.new_game(rules, text_field(data, "red"), text_field(data, "black"), opponent)
     state = web().messages.state(snapshot, current_language())
     return jsonify({**state, "done": _started(state, rules, opponent, text()).to_json()})
@@ -175,10 +182,10 @@ def correct() -> Response:
     data = body(Correct)
     cell, colour, piece = data.get("cell"), data.get("colour"), data.get("piece")
     if not isinstance(cell, str) or not cell.strip():
-        raise ApiError(400, "Cell: write it like E5.")
-    for name, value in (("Colour", colour), ("Piece", piece)):
+        raise refused(400, "cell-format", "Cell: write it like E5.")
+    for name, value in (("colour", colour), ("piece", piece)):
         if value is not None and not isinstance(value, str):
-            raise ApiError(400, f"{name}: write it as text.")
+            raise refused(400, "field-not-text", f"{name.title()}: write it as text.", field=name)
     if piece in ("", "empty", "none"):
         piece = None
     try:

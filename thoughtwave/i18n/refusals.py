@@ -14,6 +14,7 @@ from collections.abc import Callable
 from thoughtwave.engine.phrases import Phrase
 from thoughtwave.i18n import Text
 from thoughtwave.i18n.calibration import check_name
+from thoughtwave.i18n.phrases import colour_name, kind_name_plural
 
 
 def field_name(t: Text, field: str) -> str:
@@ -59,6 +60,22 @@ _SAY: dict[str, Callable[[Text, dict], str]] = {
     "field-missing": lambda t, v: t.gettext("%(field)s is missing", field=field_name(t, v["field"])),
     "field-invalid": lambda t, v: t.gettext("%(field)s: this value is not accepted", field=field_name(t, v["field"])),
     "body-invalid": lambda t, v: t.gettext("the body is not accepted"),
+    # the control page's new game and corrections (``webui.control``)
+    "handicap-not-object": lambda t, v: t.gettext('the handicap must be an object like {"red": {"bend": 9}}'),
+    "pieces-format": lambda t, v: t.gettext("%(field)s: write it like cross=1 bend=9",
+                                            field=field_name(t, v["field"])),
+    "pieces-unknown": lambda t, v: t.gettext("%(field)s: %(names)s is not a kind of piece",
+                                             field=field_name(t, v["field"]), names=v["names"]),
+    "pieces-count": lambda t, v: t.gettext("%(colour)s's %(kinds)s: a whole number from 0 to %(most)s",
+                                           colour=colour_name(t, v["colour"]),
+                                           kinds=kind_name_plural(t, v["kind"]), most=v["most"]),
+    "pieces-too-many": lambda t, v: t.gettext("%(colour)s's %(kinds)s: at most %(most)s",
+                                              colour=colour_name(t, v["colour"]),
+                                              kinds=kind_name_plural(t, v["kind"]), most=v["most"]),
+    "pieces-none": lambda t, v: t.gettext("%(field)s: a player needs at least one piece",
+                                          field=field_name(t, v["field"])),
+    "computer-invalid": lambda t, v: _computer_refusal(t, v["detail"]),
+    "cell-format": lambda t, v: t.gettext("Cell: write it like E5."),
     # the calibration page (``webui.calibrate_page``, ``webui.calibration_desk``)
     "not-a-camera": lambda t, v: t.gettext("the companion is not reading a camera: there is no profile to change"),
     "no-state-dir": lambda t, v: t.gettext("no state directory is configured: the profile cannot be kept"),
@@ -79,6 +96,22 @@ _SAY: dict[str, Callable[[Text, dict], str]] = {
 }
 
 
+def _computer_refusal(t: Text, detail: str) -> str:
+    """The computer opponent's settings refused (``game.opponent.Opponent.from_json``), matched whole."""
+    known = {
+        "the computer opponent must be an object like {\"colour\": \"black\"}": t.gettext(
+            'the computer opponent must be an object like {"colour": "black"}'),
+        "the computer plays red or black (or nobody, for two people)": t.gettext(
+            "the computer plays red or black (or nobody, for two people)"),
+        "the computer's level is 1, 2 or 3 and its seconds a number like 1.5": t.gettext(
+            "the computer's level is 1, 2 or 3 and its seconds a number like 1.5"),
+        "the computer's seconds per move must be a number": t.gettext(
+            "the computer's seconds per move must be a number"),
+        "the computer's level must be 1, 2 or 3": t.gettext("the computer's level must be 1, 2 or 3"),
+    }
+    return known.get(detail, detail)
+
+
 def refusal(t: Text, phrase: Phrase) -> str:
     """``phrase`` (a refusal of the web layer) in ``t``'s language; English, or an unknown code: as worded."""
     if t.lang == "en" or phrase.code not in _SAY:
@@ -92,3 +125,4 @@ def known_codes() -> frozenset[str]:
 
 
 __all__ = ["field_name", "known_codes", "refusal"]
+
