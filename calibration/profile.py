@@ -6,6 +6,10 @@ and the camera's locked exposure, white balance and focus (``camera``), and the 
 profile written before ``camera`` existed loads as one without it. Written atomically (never a
 half-written file); read with validation, so a corrupt or foreign file gives a clear error and the
 caller falls back to the defaults.
+
+The checks' words are stored in English (``checks``) and, beside them, as phrase codes with their values
+(``check_phrases``), so a page in another language can say a stored check in its own words after a
+restart; a profile without them (or with damaged ones) shows its checks in English.
 """
 
 from __future__ import annotations
@@ -14,9 +18,10 @@ import json
 import math
 import os
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from thoughtwave.engine.phrases import Phrase, Words, said_as
 from thoughtwave.vision.camera_control import CameraSettings
 
 KIND = "thoughtwave-calibration"
@@ -74,6 +79,9 @@ class Profile:
     def to_json(self) -> dict:
         data = asdict(self)
         data["checks"] = [asdict(c) for c in self.checks]
+        phrases = [_phrases_json(c) for c in self.checks]
+        if any(phrases):
+            data["check_phrases"] = phrases
         return {"kind": KIND, "version": VERSION, **data}
 
     @classmethod
@@ -90,7 +98,8 @@ class Profile:
             cell_px = float(data["cell_px"])
             model = {str(k): float(v) for k, v in (data.get("colour_model") or {}).items()}
             lens = data.get("lens")
-            checks = tuple(CheckResult(**c) for c in data.get("checks") or ())
+            checks = _with_phrases(tuple(CheckResult(**c) for c in data.get("checks") or ()),
+                                   data.get("check_phrases"))
             camera = data.get("camera")
             if camera is not None:
                 camera = CameraSettings.from_json(camera).to_json()
@@ -104,6 +113,53 @@ class Profile:
         if lens is not None and not _valid_lens(lens):
             raise ProfileError(f"{source} has a malformed lens model: calibrate again")
         return cls((w, h), homography, cell_px, model, lens, checks, str(data.get("created", "")), camera)
+
+
+_WORDED = ("measured", "advice")
+
+
+def _encoded(value: object) -> object:
+    """``value`` as JSON, a phrase inside it (a ``Words``, as in a list of advice) kept with its code."""
+    phrase = said_as(value)
+    if phrase is not None:
+        return {"phrase": phrase.code, "english": phrase.english, "values": _encoded(phrase.values)}
+    if isinstance(value, dict):
+        return {str(k): _encoded(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_encoded(v) for v in value]
+    return value
+
+
+def _decoded(value: object) -> object:
+    if isinstance(value, dict) and isinstance(value.get("phrase"), str) and isinstance(value.get("english"), str):
+        values = _decoded(value.get("values"))
+        return Words(Phrase.of(value["phrase"], value["english"], **(values if isinstance(values, dict) else {})))
+    if isinstance(value, dict):
+        return {k: _decoded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decoded(v) for v in value]
+    return value
+
+
+def _phrases_json(check: CheckResult) -> dict:
+    """The phrases of ``check``'s words, by field ({} when they are plain text)."""
+    return {name: _encoded(getattr(check, name)) for name in _WORDED if said_as(getattr(check, name))}
+
+
+def _with_phrases(checks: tuple[CheckResult, ...], stored: object) -> tuple[CheckResult, ...]:
+    """``checks`` with their words carrying the stored phrases again; as they are when there are none or
+    they do not match the English words (a hand-edited or older file: its checks read in English)."""
+    if not isinstance(stored, list) or len(stored) != len(checks):
+        return checks
+    out = []
+    for check, phrases in zip(checks, stored, strict=True):
+        changes = {}
+        for name in _WORDED:
+            given = _decoded(phrases.get(name)) if isinstance(phrases, dict) else None
+            if isinstance(given, Words) and given == getattr(check, name):
+                changes[name] = given
+        out.append(replace(check, **changes) if changes else check)
+    return tuple(out)
 
 
 def _valid_lens(lens: object) -> bool:

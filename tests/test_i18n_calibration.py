@@ -3,6 +3,7 @@ mark, measure and advice, the summary and the glare and shadow map are French (G
 page while the CLI's English words stay as they were; an unreadable cell's flag names its cause in the
 viewer's language."""
 
+import json
 import re
 
 import numpy as np
@@ -11,10 +12,11 @@ from test_i18n import OTHERS, PIN, VisibleText, english_words, html_lang
 
 from thoughtwave.calibration.calibrate import Calibration
 from thoughtwave.calibration.checks import cell_size_check, colour_check, exposure_check, focus_check, light_map
-from thoughtwave.calibration.profile import FILE_NAME, Profile
+from thoughtwave.calibration.profile import FILE_NAME, Profile, load_profile, save_profile
 from thoughtwave.config import Config
 from thoughtwave.engine import Referee
 from thoughtwave.engine.cells import CELLS, Cell
+from thoughtwave.engine.phrases import said_as
 from thoughtwave.engine.table import Table
 from thoughtwave.i18n import Text
 from thoughtwave.i18n.calibration import words
@@ -105,6 +107,36 @@ def test_after_a_check_the_french_and_german_calibration_page_shows_no_english(c
     assert "A1, B1, J10" in last["light"]["advice"] and "E5, E6" in last["light"]["advice"]
     assert last["summary"].startswith({"fr": "Échec : netteté, exposition.",
                                        "de": "Nicht bestanden: Schärfe, Belichtung."}[lang])
+
+
+@pytest.mark.parametrize("lang", OTHERS)
+def test_after_a_restart_the_stored_checks_are_said_in_the_pages_language(companion, tmp_path, lang):
+    save_profile(dark_calibration([PICTURE]).profile, tmp_path / FILE_NAME)
+    stored = load_profile(tmp_path / FILE_NAME)
+    assert [c.line() for c in stored.checks] == [c.line() for c in dark_calibration([PICTURE]).checks]
+    desk = CalibrationDesk(tmp_path / FILE_NAME, 0.4, calibrate=dark_calibration)   # no check since the start
+    app = create_app(companion, pin=PIN, secret_key=load_secret_key(tmp_path), threads=4,
+                     config=Config().with_state_dir(tmp_path), desk=desk)
+    html = app.test_client().get("/calibrate", headers={"Accept-Language": lang}).get_data(as_text=True)
+    assert {"fr": "bords larges de 3,0 px", "de": "Kanten 3,0 px breit"}[lang] in html
+    parser = VisibleText()
+    parser.feed(html)
+    foreign = english_words(lang)
+    for text in parser.texts:
+        seen = {w.lower() for w in re.findall(r"[A-Za-zÀ-ÿ]{3,}", text)} & foreign
+        assert not seen, f"{lang}: English {sorted(seen)} in {text!r}"
+
+
+def test_a_profile_without_phrases_still_loads_with_its_english_checks(tmp_path):
+    data = json.loads(json.dumps(dark_calibration([PICTURE]).profile.to_json()))     # as read from the file
+    del data["check_phrases"]
+    restored = Profile.from_json(data)
+    assert restored.checks[1].measured == "edges 3.0 px wide (12% of a cell)"
+    damaged = [{"measured": {"phrase": 7}, "advice": {"phrase": "x", "english": "not the advice", "values": 3}}]
+    data["check_phrases"] = damaged * len(data["checks"])     # damaged: the checks load, in English
+    loaded = Profile.from_json(data)
+    assert [c.line() for c in loaded.checks] == [c.line() for c in restored.checks]
+    assert not any(said_as(c.measured) or said_as(c.advice) for c in loaded.checks)
 
 
 def test_an_advice_naming_many_cells_counts_the_rest_in_each_language():
