@@ -70,3 +70,14 @@ def test_the_board_label_summarises_the_position():
     svg = board_svg({"E5": ("red", "ew"), "F5": ("black", "ns")}, last="F5", flags={"A1": "lifted"})
     label = re.search(r'aria-label="([^"]+)"', svg).group(1)
     assert label == "Thoughtwave board: 1 red and 1 black pieces; last placed on F5; 1 flagged cell"
+
+
+def test_several_unreadable_cells_say_each_cause_with_its_cells():
+    flags = [_flag("unreadable", "E5", "glare on E5: tilt the lamp or the board") | {"cause": "glare"},
+             _flag("unreadable", "F5", "glare on F5: tilt the lamp or the board") | {"cause": "glare"},
+             _flag("unreadable", "A1", "A1 is in shadow: move what casts it or add light") | {"cause": "shadow"},
+             _flag("unreadable", "J9", "can't read J9: clear anything covering it or check the light")]
+    [banner] = flag_banners(flags, new_game=False)
+    assert banner["cells"] == ["E5", "F5", "A1", "J9"]
+    assert banner["text"] == ("Glare on E5, F5: tilt the lamp or the board; A1 is in shadow: move what casts it or "
+                              "add light; Can't read J9: clear anything covering it or check the light")

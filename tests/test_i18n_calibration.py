@@ -5,6 +5,7 @@ viewer's language."""
 
 import json
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -18,12 +19,14 @@ from thoughtwave.engine import Referee
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.phrases import said_as
 from thoughtwave.engine.table import Table
+from thoughtwave.game import Notice
 from thoughtwave.i18n import Text
 from thoughtwave.i18n.calibration import words
 from thoughtwave.i18n.phrases import say
 from thoughtwave.vision.causes import Cause, CellLight, cause_message
 from thoughtwave.webui.app import create_app, load_secret_key
 from thoughtwave.webui.calibration_desk import CalibrationDesk
+from thoughtwave.webui.view import render_state
 
 GLARE, SHADOW = ("A1", "B1", "J10"), ("E5", "E6")
 PICTURE = np.zeros((48, 64, 3), np.uint8)
@@ -198,3 +201,20 @@ def test_a_refused_request_says_why_in_the_pages_language(companion, tmp_path, l
     assert not_json.get_json()["error"].startswith({"en": "the body must be a JSON object: ",
                                                     "fr": "le corps de la requête doit être un objet JSON : ",
                                                     "de": "der Inhalt der Anfrage muss ein JSON-Objekt sein: "}[lang])
+
+
+@pytest.mark.parametrize("lang", ["en", *OTHERS])
+def test_several_unreadable_cells_on_the_display_each_name_their_cause(companion, lang):
+    cells = [Cell.parse(c) for c in ("E5", "F5", "A1")]
+    causes = {cells[0]: Cause.GLARE, cells[1]: Cause.GLARE, cells[2]: Cause.SHADOW}
+    seen = {c: None for c in CELLS}
+    table = Table(Referee())
+    observed = table.observe(seen, cells, {c: cause_message(causes[c], c) for c in cells})
+    notices = tuple(Notice(o.flag.kind.value, o.flag.cell, o.flag.message, o.flag.why) for o in observed)
+    state = render_state(replace(companion.state(), notices=notices), lang)
+    assert {f["cell"]: f.get("cause") for f in state["flags"]} == {"E5": "glare", "F5": "glare", "A1": "shadow"}
+    [banner] = state["banners"]
+    t = Text(lang)
+    glare = t.gettext("glare on %(cells)s: tilt the lamp or the board", cells="E5, F5")
+    shadow = say(t, notices[[str(n.cell) for n in notices].index("A1")].why)
+    assert glare[1:] in banner["text"] and shadow[1:] in banner["text"], banner["text"]

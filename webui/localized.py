@@ -145,6 +145,41 @@ def grouped_banner(t: Text, kind: str, cells: list[str]) -> str:
     return text
 
 
+def unreadable_banner(t: Text, cells: list[tuple[str | None, str, str]]) -> str:
+    """One banner for several unreadable cells, ``(cause or None, cell, the flag's words)`` each: the cells of
+    one cause together, each cause with its own advice, in the order the causes first appear."""
+    by_cause: dict[str | None, list[tuple[str, str]]] = {}
+    for cause, cell, message in cells:
+        by_cause.setdefault(cause, []).append((cell, message))
+    parts = []
+    for cause, members in by_cause.items():
+        if len(members) == 1:
+            parts.append(members[0][1])
+            continue
+        where = ", ".join(cell for cell, _ in members)
+        match cause:
+            case "hand":
+                parts.append(t.gettext("something covers %(cells)s: take hands and objects off the board", cells=where))
+            case "glare":
+                parts.append(t.gettext("glare on %(cells)s: tilt the lamp or the board", cells=where))
+            case "shadow":
+                parts.append(t.gettext("%(cells)s are in shadow: move what casts it or add light", cells=where))
+            case "motion":
+                parts.append(t.gettext("%(cells)s are smeared, the camera moved: hold the table still", cells=where))
+            case "focus":
+                parts.append(t.gettext("%(cells)s are blurred: focus the camera on the board", cells=where))
+            case "small":
+                parts.append(t.gettext("%(cells)s are too small in the picture: lower the camera or raise its "
+                                       "resolution", cells=where))
+            case "unsteady":
+                parts.append(t.gettext("%(cells)s read differently from frame to frame: keep hands and shadows off "
+                                       "them", cells=where))
+            case _:
+                parts.append(t.gettext("Can't read %(cells)s: clear anything covering them or check the light",
+                                       cells=where))
+    return "; ".join(part[:1].upper() + part[1:] for part in parts)
+
+
 def worded_notice(t: Text, kind: str) -> str:
     """A notice of the loop reworded for the display so that it says what to do (``hand``)."""
     return t.gettext("Take your hand (or whatever lies there) off the board: the camera cannot see it")

@@ -14,10 +14,12 @@ from typing import Any
 import cv2
 
 from thoughtwave.engine import Colour, GameRecord, Outcome, Verdict
+from thoughtwave.engine.phrases import said_as
 from thoughtwave.engine.pieces import KINDS
-from thoughtwave.game import GameRow, Snapshot, is_picture
+from thoughtwave.game import GameRow, Notice, Snapshot, is_picture
 from thoughtwave.i18n import DEFAULT, Text
 from thoughtwave.i18n.phrases import side_names
+from thoughtwave.vision.causes import Cause
 from thoughtwave.webui.boardsvg import board_svg
 from thoughtwave.webui.localized import (
     clear_board_banner,
@@ -28,6 +30,7 @@ from thoughtwave.webui.localized import (
     instruction_words,
     notice_text,
     reason_text,
+    unreadable_banner,
     worded_notice,
 )
 
@@ -89,6 +92,17 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+#: The causes the reader names for an unreadable cell (``vision.causes.Cause`` values).
+CAUSES = frozenset(c.value for c in Cause)
+
+
+def _cause(notice: Notice) -> dict:
+    """``{"cause": "glare"}`` for an unreadable cell whose flag names why (``vision.causes``), else {}."""
+    worded = said_as(notice.why.english) if notice.why is not None and notice.kind == "unreadable" else None
+    cause = worded.code.removeprefix("unreadable-") if worded is not None else None
+    return {"cause": cause} if cause in CAUSES else {}
+
+
 def flag_banners(flags: list[dict], new_game: bool, t: Text | None = None) -> list[dict]:
     """The display's banners: ONE per kind of problem, its cells listed together, each saying what to do.
 
@@ -106,6 +120,8 @@ def flag_banners(flags: list[dict], new_game: bool, t: Text | None = None) -> li
         cells = [f["cell"] for f in members if f["cell"]]
         if kind == "clear-board":
             text = clear_board_banner(t, cells)
+        elif len(members) > 1 and kind == "unreadable":
+            text = unreadable_banner(t, [(f.get("cause"), f["cell"], f["message"]) for f in members if f["cell"]])
         elif len(members) > 1 and kind in GROUPED:
             text = grouped_banner(t, kind, cells)
         elif kind in WORDED:
@@ -134,7 +150,7 @@ def render_state(snapshot: Snapshot, lang: str = DEFAULT) -> dict:
     cells, last = board_cells(snapshot.verdicts)
     wave = [str(c) for c in snapshot.wave]
     flags = [{"kind": n.kind, "cell": str(n.cell) if n.cell else None,
-              "message": notice_text(t, n, snapshot.camera)} for n in snapshot.notices]
+              "message": notice_text(t, n, snapshot.camera), **_cause(n)} for n in snapshot.notices]
     flag_cells = {f["cell"]: f["kind"] for f in flags if f["cell"]}
     rules = snapshot.rules
     analysis = analysis_json(snapshot)
