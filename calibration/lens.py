@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from thoughtwave.calibration.profile import CheckResult
+from thoughtwave.engine.phrases import Phrase, Words
 from thoughtwave.vision.artwork import SheetArt
 
 #: The sheet: 8 x 6 chessboard squares of 30 mm (240 x 180 mm, on A4 or Letter landscape with margins),
@@ -164,25 +165,38 @@ class LensModel:
     def check(self) -> CheckResult:
         """The lens model judged: ok below GOOD_RMS_PX, a warning up to MAX_RMS_PX, failed above."""
         k1 = float(self.dist_coeffs.ravel()[0])
-        measured = (f"reprojection {self.rms_px:.2f} px from {self.views_used} of {self.views_given} pictures "
-                    f"(focal {self.camera_matrix[0, 0]:.0f} px, k1 {k1:+.3f})")
+        fit = {"rms": round(float(self.rms_px), 2), "used": int(self.views_used), "given": int(self.views_given),
+               "focal": round(float(self.camera_matrix[0, 0])), "k1": round(k1, 3)}
+        english = (f"reprojection {self.rms_px:.2f} px from {self.views_used} of {self.views_given} pictures "
+                   f"(focal {self.camera_matrix[0, 0]:.0f} px, k1 {k1:+.3f})")
+        measured = _w("lens-fit", english, **fit)
         retake = ("retake the sheet pictures: sharp, the sheet glued flat on card, the camera still, "
                   "in good light")
         if self.rms_px > MAX_RMS_PX:
-            return CheckResult("lens model", False, measured, retake)
-        tilt = f"add pictures with the sheet tilted {TILT_DEG:g}-45 degrees toward the camera"
+            return CheckResult("lens model", False, measured, _w("lens-retake", retake))
+        tilt = _w("lens-tilt", f"add pictures with the sheet tilted {TILT_DEG:g}-45 degrees toward the camera",
+                  degrees=float(TILT_DEG))
         if self.tilted_views == 0:
             # Sheets all facing the camera cannot tell a long lens far away from a short one close up.
-            return CheckResult("lens model", False, measured + ", no tilted picture", tilt)
+            return CheckResult("lens model", False, _w("lens-fit-flat", english + ", no tilted picture", **fit), tilt)
         if self.rms_px > GOOD_RMS_PX:
-            return CheckResult("lens model", True, measured, retake + " (usable as it is)", warning=True)
-        if self.coverage < MIN_COVERAGE:
-            return CheckResult("lens model", True, measured + f", the sheet reached {self.coverage:.0%} of the picture",
-                               "add pictures with the sheet near the corners and edges of the picture", warning=True)
-        if self.tilted_views < MIN_TILTED:
-            return CheckResult("lens model", True, measured + f", only {self.tilted_views} tilted picture(s)", tilt,
+            return CheckResult("lens model", True, measured, _w("lens-retake-usable", retake + " (usable as it is)"),
                                warning=True)
+        if self.coverage < MIN_COVERAGE:
+            reached = _w("lens-fit-coverage", english + f", the sheet reached {self.coverage:.0%} of the picture",
+                         **fit, percent=round(self.coverage * 100))
+            return CheckResult("lens model", True, reached, _w("lens-corners", "add pictures with the sheet near the "
+                                                              "corners and edges of the picture"), warning=True)
+        if self.tilted_views < MIN_TILTED:
+            few = _w("lens-fit-few-tilted", english + f", only {self.tilted_views} tilted picture(s)", **fit,
+                     num=int(self.tilted_views))
+            return CheckResult("lens model", True, few, tilt, warning=True)
         return CheckResult("lens model", True, measured)
+
+
+def _w(code: str, english: str, **values: object) -> Words:
+    """The English ``english``, also the phrase ``code`` with ``values`` (the calibration page's languages)."""
+    return Words(Phrase.of(code, english, **values))
 
 
 class ViewCollector:

@@ -30,6 +30,8 @@ from thoughtwave.calibration.lens import (
 from thoughtwave.calibration.profile import load_profile
 from thoughtwave.cli import main
 from thoughtwave.engine import Cell, Sides
+from thoughtwave.i18n import Text
+from thoughtwave.i18n.calibration import words as calibration_words
 from thoughtwave.kit import PAPER_MM, SHEET_QUIET_MM, sheet_image
 from thoughtwave.synth import Camera, Scene, TileLay, random_position, render, undistorted
 from thoughtwave.vision.artwork import BoardLayout, board_image
@@ -123,6 +125,16 @@ def test_the_sheet_and_the_game_board_are_never_taken_for_each_other():
 
 
 # ---- the lens model -----------------------------------------------------------------------------------------
+
+
+def test_the_lens_models_check_reads_whole_in_french_and_german(model):
+    flat = dataclasses.replace(model, tilted_views=0).check()      # failed: no tilted picture, with advice
+    assert not flat.ok and flat.measured.endswith(", no tilted picture")
+    for lang, fit, tilt in (("fr", "reprojection de ", "inclinée"), ("de", "Rückprojektion ", "geneigt")):
+        t = Text(lang)
+        measured, advice = calibration_words(t, flat.measured), calibration_words(t, flat.advice)
+        assert measured.startswith(fit) and "px" in measured and measured != flat.measured, measured
+        assert tilt in advice, advice
 
 
 def test_ten_views_through_a_wide_lens_give_that_lens_back(model):

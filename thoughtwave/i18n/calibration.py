@@ -64,6 +64,12 @@ def cell_list(t: Text, cells: tuple[str, ...] | list[str]) -> str:
                       cells=named)
 
 
+def _lens_fit(t: Text, v: dict) -> str:
+    return t.gettext("reprojection %(rms)s px from %(used)s of %(given)s pictures (focal %(focal)s px, k1 %(k1)s)",
+                     rms=t.number(v["rms"], "0.00"), used=v["used"], given=v["given"], focal=v["focal"],
+                     k1=t.number(v["k1"], "+0.000;-0.000"))
+
+
 def _light(t: Text, v: dict) -> str:
     glare = t.ngettext("%(num)d cell with glare", "%(num)d cells with glare", v["glare"])
     shadow = t.ngettext("%(num)d in shadow", "%(num)d in shadow", v["shadow"])
@@ -127,6 +133,21 @@ _SAY: dict[str, Callable[[Text, dict], str]] = {
         "shadow on %(cells)s: move what casts it, or light the board from two sides", cells=cell_list(t, v["cells"])),
     "dark-advice": lambda t, v: t.gettext("part of the board is too dark to read: add light there"),
     "several": lambda t, v: "; ".join(words(t, part) for part in v["parts"]),
+    "lens-fit": _lens_fit,
+    "lens-fit-flat": lambda t, v: t.gettext("%(fit)s, no tilted picture", fit=_lens_fit(t, v)),
+    "lens-fit-coverage": lambda t, v: t.gettext("%(fit)s, the sheet reached %(percent)s%% of the picture",
+                                                fit=_lens_fit(t, v), percent=v["percent"]),
+    "lens-fit-few-tilted": lambda t, v: t.ngettext("%(fit)s, only %(num)d tilted picture",
+                                                   "%(fit)s, only %(num)d tilted pictures", v["num"],
+                                                   fit=_lens_fit(t, v)),
+    "lens-retake": lambda t, v: t.gettext(
+        "retake the sheet pictures: sharp, the sheet glued flat on card, the camera still, in good light"),
+    "lens-retake-usable": lambda t, v: t.gettext(
+        "retake the sheet pictures: sharp, the sheet glued flat on card, the camera still, in good light (usable as "
+        "it is)"),
+    "lens-tilt": lambda t, v: t.gettext("add pictures with the sheet tilted %(degrees)s-45 degrees toward the camera",
+                                        degrees=t.number(v["degrees"], "0.#")),
+    "lens-corners": lambda t, v: t.gettext("add pictures with the sheet near the corners and edges of the picture"),
     "lens-misfit": lambda t, v: t.gettext(
         "the saved lens model was made at %(made)s, the camera now gives %(now)s: not used", made=v["made"],
         now=v["now"] or t.gettext("another size")),
