@@ -201,6 +201,7 @@ def test_garbage_frames_never_stop_the_loop(running):
         status = property(lambda self: self.inner.status)
         hand_seconds = property(lambda self: self.inner.hand_seconds)
         overlay = None
+        reading = None
 
     game = ScriptedGame(["red ew@E5", "black ew@F5"])
     companion = Companion(Store(":memory:"), Rules(), Noise, lambda table: Fussy(game.watcher(table)), FAST)

@@ -20,9 +20,10 @@ from thoughtwave.cases import UNREADABLE, CaseBook, list_cases, load_case
 from thoughtwave.cli import main
 from thoughtwave.engine import CELLS, Cell, Colour, Piece, Rules
 from thoughtwave.game import Companion, ScriptedGame, ScriptedSource, ScriptFrame, StorageError, Store
-from thoughtwave.game.seams import ReadingWatcher, vision_watcher_factory
+from thoughtwave.game.seams import vision_watcher_factory
 from thoughtwave.synth import Scene, render
 from thoughtwave.vision.reading import BoardReading, CellReading
+from thoughtwave.vision.watch import Watcher
 from thoughtwave.webui.app import create_app, load_secret_key
 
 PIN = "864213"
@@ -171,7 +172,7 @@ def test_a_report_with_no_picture_yet_or_no_state_directory_saves_nothing_and_sa
 def reading_companion(image: np.ndarray, book: CaseBook) -> tuple[Companion, ScriptedReader]:
     reader = ScriptedReader()
     companion = Companion(Store(":memory:"), Rules(), lambda: Camera(image),
-                          lambda table: ReadingWatcher(table, stable_seconds=0.3, reader=reader), FAST, cases=book)
+                          lambda table: Watcher(table=table, stable_seconds=0.3, reader=reader), FAST, cases=book)
     return companion, reader
 
 

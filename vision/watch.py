@@ -91,6 +91,7 @@ class Watcher:
         self.frames = 0
         self.frames_with_board = 0
         self._last: tuple[Frame | None, BoardReading | None] = (None, None)
+        self.reading: BoardReading | None = None     # what the reader made of the last frame fed
         self._board = "unknown"          # "found" | "lost" | "moved" | "unknown", for found/lost/moved events
         self._missing_since: float | None = None
         self._was_hand = False
@@ -105,7 +106,7 @@ class Watcher:
         """Read, stabilise and referee one frame; the events it causes (often none)."""
         self.frames += 1
         events: list[Event] = []
-        reading = self._read(frame.image)
+        reading = self.reading = self._read(frame.image)
         index = frame.index
 
         def observe(change: BoardChange, message: str) -> None:

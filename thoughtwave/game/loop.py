@@ -332,7 +332,7 @@ class Companion:
                     log.exception("frame %s could not be read (%d so far)", frame.index, self.bad_frames)
                 events = []
             else:
-                reading = getattr(fed, "reading", None)   # a watcher that says nothing of it gives no cases
+                reading = fed.reading
                 if reading is not None and is_picture(image):
                     self._seen = (image, reading)           # references: no copy per frame
                     if self.cases is not None:

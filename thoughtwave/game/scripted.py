@@ -88,6 +88,7 @@ class ScriptedWatcher:
         self.table = table
         self.status = "steady"
         self.overlay = None          # no picture to draw on
+        self.reading = None          # nothing is read: a scripted game gives no cases
         self._looked = False
 
     @property

@@ -4,9 +4,9 @@
   clock, ``image``) or None when none is ready; ``close()``. ``vision.sources`` and ``ScriptedSource``.
 * ``MakeWatcher(table) -> Watch``: a watcher that rules with ``table`` (an ``engine.table.Table``, made
   by the session: a plain one, or the computer opponent's ``InstructedTable``) and answers each frame
-  with ``vision.events``. ``vision.watch.Watcher`` (``vision_watcher_factory``: a ``ReadingWatcher``)
-  and ``ScriptedWatcher``. A watcher may also say what it read in the last frame (``reading``), which
-  the loop keeps for the cases (``thoughtwave.cases``); one that does not gives no cases.
+  with ``vision.events``, and says what it read in the last frame (``reading``, None when nothing is read),
+  which the loop keeps for the cases (``thoughtwave.cases``). ``vision.watch.Watcher``
+  (``vision_watcher_factory``) and ``ScriptedWatcher`` (reads nothing: no cases).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from thoughtwave.engine.table import Table
 from thoughtwave.vision.events import Event
 from thoughtwave.vision.reading import BoardReading
-from thoughtwave.vision.watch import Reader, Watcher
+from thoughtwave.vision.watch import Watcher
 
 
 class Frame(Protocol):
@@ -55,6 +55,10 @@ class Watch(Protocol):
     def overlay(self) -> Any:
         """The last picture with what was read drawn on it (for the preview), or None."""
 
+    @property
+    def reading(self) -> BoardReading | None:
+        """What was read in the last frame fed (kept for the cases), or None (nothing read, or no reader)."""
+
     def feed(self, frame: Any) -> list[Event]: ...
 
 
@@ -62,55 +66,11 @@ OpenCamera = Callable[[], Source]
 MakeWatcher = Callable[[Table], Watch]
 
 
-class _KeptReading:
-    """A reader that keeps (a reference to) the last picture it read and its reading; everything else is
-    the wrapped reader's (its pose, overlay, ...), as the watcher asks for it."""
-
-    def __init__(self, reader: Reader) -> None:
-        self.inner = reader
-        self.last: tuple[Any, BoardReading | None] = (None, None)
-
-    def read(self, image: Any) -> BoardReading:
-        self.last = (image, None)          # a reader that fails leaves no reading for this picture
-        reading = self.inner.read(image)
-        self.last = (image, reading)
-        return reading
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-
-class ReadingWatcher(Watcher):
-    """``vision.watch.Watcher`` that also says what it read in the last frame fed (``reading``), so the loop
-    can keep a misread frame as a case. ``reader`` replaces the recogniser (tests)."""
-
-    def __init__(self, table: Table, profile: Any = None, stable_seconds: float | None = None,
-                 reader: Reader | None = None) -> None:
-        if reader is None:
-            from thoughtwave.vision.recognizer import Recognizer
-
-            reader = Recognizer(profile=profile)
-        self._kept = _KeptReading(reader)
-        extra = {} if stable_seconds is None else {"stable_seconds": stable_seconds}
-        super().__init__(profile=profile, table=table, reader=self._kept, **extra)  # type: ignore[arg-type]
-        self._fed: Any = None
-
-    def feed(self, frame: Any) -> list[Event]:
-        self._fed = frame.image
-        return super().feed(frame)
-
-    @property
-    def reading(self) -> BoardReading | None:
-        """The reading of the last frame fed (None before any, or when that frame could not be read)."""
-        image, reading = self._kept.last
-        return reading if image is self._fed and image is not None else None
-
-
 def vision_watcher_factory(stable_seconds: float, profile: Any = None) -> MakeWatcher:
     """Watchers reading camera pictures with ``vision.watch.Watcher`` (``profile``: the reader's
-    calibration, None for the defaults); each says what it read in the last frame (``ReadingWatcher``)."""
+    calibration, None for the defaults)."""
 
     def make(table: Table) -> Watch:
-        return ReadingWatcher(table, profile, stable_seconds)
+        return Watcher(profile=profile, stable_seconds=stable_seconds, table=table)
 
     return make
