@@ -177,7 +177,7 @@ def unreadable_banner(t: Text, cells: list[tuple[str | None, str, str]]) -> str:
             case _:
                 parts.append(t.gettext("Can't read %(cells)s: clear anything covering them or check the light",
                                        cells=where))
-    return "; ".join(part[:1].upper() + part[1:] for part in parts)
+    return t.clauses([part[:1].upper() + part[1:] for part in parts])
 
 
 def worded_notice(t: Text, kind: str) -> str:

@@ -127,7 +127,7 @@ def flag_banners(flags: list[dict], new_game: bool, t: Text | None = None) -> li
         elif kind in WORDED:
             text = worded_notice(t, kind)
         else:
-            text = "; ".join(_sentence(f["message"]) for f in members)
+            text = t.clauses([_sentence(f["message"]) for f in members])
         banners.append({"kind": kind, "tone": "warn" if kind in WARN_KINDS else "alert", "cells": cells,
                         "text": text})
     return banners

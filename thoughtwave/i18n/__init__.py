@@ -118,6 +118,10 @@ class Text:
         text = self._t.pgettext(context, message)
         return text % values if values else text
 
+    def clauses(self, parts: list[str]) -> str:
+        """Independent clauses joined as this language punctuates them: "a; b" (French: "a ; b")."""
+        return self.pgettext("between clauses", "; ").join(parts)
+
     def number(self, value: float, pattern: str = "0.##") -> str:
         """``value`` as this language writes it (``pattern`` as Babel's: ``0.0`` one decimal): 24,5 in French."""
         return format_decimal(value, pattern, locale=self.lang)

@@ -132,7 +132,7 @@ _SAY: dict[str, Callable[[Text, dict], str]] = {
     "shadow-advice": lambda t, v: t.gettext(
         "shadow on %(cells)s: move what casts it, or light the board from two sides", cells=cell_list(t, v["cells"])),
     "dark-advice": lambda t, v: t.gettext("part of the board is too dark to read: add light there"),
-    "several": lambda t, v: "; ".join(words(t, part) for part in v["parts"]),
+    "several": lambda t, v: t.clauses([words(t, part) for part in v["parts"]]),
     "lens-fit": _lens_fit,
     "lens-fit-flat": lambda t, v: t.gettext("%(fit)s, no tilted picture", fit=_lens_fit(t, v)),
     "lens-fit-coverage": lambda t, v: t.gettext("%(fit)s, the sheet reached %(percent)s%% of the picture",
