@@ -26,6 +26,8 @@ class ColourModel:
     dot_black_max: float = 0.035   # ... below this: black (blur leaves a dot 0.1-0.6 of full contrast)
     redness_split: float = 0.16    # body redness between black (~0, 0.12 in harsh light) and red (0.18-0.6)
     redness_gap: float = 0.03      # body redness this close to the split: the hue cue abstains
+    red_by_hue_min: float = 0.25   # body redness above this reads red alone when the corner dots fade (blur)
+    dot_dark_max: float = 0.15     # ... unless a dot is this much darker than its ring (something over it)
     occupied_min: float = 0.12     # body share of the cell's middle for a tile
     empty_max: float = 0.025       # body share of the cell's middle for an empty cell
     hand_min_cells: float = 1.2    # a hand-like blob covers at least this many cells' area
@@ -34,6 +36,8 @@ class ColourModel:
     hub_contrast_min: float = 0.30  # hub minus body cream level: below this it is no tile
     glare_max: float = 1.10        # a cell's white this many times its neighbourhood's: glare
     residual_max: float = 0.165    # mean difference between the patch and the ideal tile picture
+    shade_light: float = 0.9       # a cell's light (share of the board's white, or across it) below this: shaded
+    blank_in_shade_max: float = 0.15  # ... where a blank arm's scaled cream level must stay below this
 
     @classmethod
     def from_profile(cls, profile: dict | None) -> ColourModel:

@@ -37,7 +37,6 @@ from thoughtwave.vision.channels import brightest, darkest, hue_field
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.tileframe import (
     ANGLE_EXTENT,
-    ANGLE_WEIGHT,
     ARM_BITS,
     PATCH,
     RESIDUAL_INDEX,
@@ -222,6 +221,7 @@ class TileReader:
         # in a patch turned by that first answer: the measure is biased in proportion to the turn, so
         # the second, small correction is nearly exact.
         angle = np.zeros(100, np.float32)
+        weight = self.sampling.angle_weight
         for _ in range(2):
             patch = self._patches(cream, cx, cy, angle, extent=ANGLE_EXTENT)[..., 0]
             gx = patch[:, 1:-1, 2:] - patch[:, 1:-1, :-2]
@@ -230,8 +230,8 @@ class TileReader:
             a = gx * gx - gy * gy
             b = 2 * gx * gy
             mag = gx * gx + gy * gy + 1e-6
-            re = ((a * a - b * b) / mag * ANGLE_WEIGHT).sum(axis=(1, 2))
-            im = ((2 * a * b) / mag * ANGLE_WEIGHT).sum(axis=(1, 2))
+            re = ((a * a - b * b) / mag * weight).sum(axis=(1, 2))
+            im = ((2 * a * b) / mag * weight).sum(axis=(1, 2))
             angle = angle + (np.arctan2(im, re) / 4).astype(np.float32)
         return angle
 
@@ -359,7 +359,13 @@ class TileReader:
         dot_margin = np.where(dots_red, (dots - mdl.dot_red_min) / mdl.dot_red_min,
                               (mdl.dot_black_max - dots) / mdl.dot_black_max)
         hue_sure = np.abs(body_red - mdl.redness_split) > mdl.redness_gap
-        colour_ok = hue_sure & ((hue_red & dots_red) | (~hue_red & dots_black))
+        # Blur takes a small dot's contrast away evenly (all four fade) but never makes dots of plain body:
+        # faded dots abstain, and a body far redder than black ink ever reads is red by itself. Dots of which
+        # one is clearly darker than its ring say something covers the tile: no reading from hue alone then.
+        seen_dots = np.where(dot_kept, dot_levels, np.inf).min(axis=1)
+        faded = dots_seen & (dots < mdl.dot_red_min) & (seen_dots > -mdl.dot_dark_max)
+        red_by_hue = hue_red & faded & (body_red > mdl.red_by_hue_min)
+        colour_ok = hue_sure & ((hue_red & (dots_red | red_by_hue)) | (~hue_red & dots_black))
         red = hue_red
 
         # The patch must look like the ideal picture of what was read.
@@ -369,10 +375,18 @@ class TileReader:
         residual = ((np.abs(scaled - ideal)[:, RESIDUAL_INDEX] * weight).sum(axis=1)
                     / np.maximum(weight.sum(axis=1), 1.0))
 
+        # A shadow only darkens: it can take a wave toward blank, never a blank toward wave. Where the light
+        # is dim or a shadow's edge crosses the cell, a blank arm must look clearly blank.
+        light, evenness = self.shade()
+        shaded = (light < mdl.shade_light) | (evenness < mdl.shade_light)
+        blank = (arms[:, None] & np.array(ARM_BITS)) == 0                                   # (100, 4)
+        blank_level = np.where(arm_kept & blank[:, None, :], arm_levels, -np.inf).max(axis=(1, 2))
+        dim_blank = shaded & (blank_level > mdl.blank_in_shade_max)
+
         occluded = (cell_other > mdl.other_max).ravel()
         occupied = middle_body > mdl.occupied_min
         tile_ok = (occupied & centred & ~occluded & (contrast > mdl.hub_contrast_min) & (arms > 0)
-                   & (arm_margin > mdl.arm_margin) & colour_ok & (residual < mdl.residual_max))
+                   & (arm_margin > mdl.arm_margin) & ~dim_blank & colour_ok & (residual < mdl.residual_max))
         crowded = self._overlapping(tile_ok, cx, cy, residual)
         tile_ok &= ~crowded
         # A neighbour pushed and turned reaches into the middle of a cell; what its outline (as read)
@@ -396,11 +410,12 @@ class TileReader:
 
         self.measures = {"body_red": body_red, "dots": dot_levels, "arms": arm_levels, "residual": residual,
                       "contrast": contrast, "middle": middle_body, "other": cell_other,
-                      "glare": glare.ravel()}
+                      "glare": glare.ravel(), "arm_margin": arm_margin, "dot_mean": dots, "arm_bits": arms}
         why: dict[Cell, str] = {}
         for i in np.flatnonzero(state == 2):
             why[CELLS[i]] = ("it overlaps a neighbouring tile as read" if crowded[i] else
-                             _why(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual))
+                             _why(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual,
+                                  dim_blank))
         readout = TileReadout(state.reshape(10, 10), arms.reshape(10, 10), red.reshape(10, 10),
                               confidence.reshape(10, 10).astype(np.float32), occluded.reshape(10, 10),
                               np.stack([cx, cy], axis=-1), angle, why, self.paper_white)
@@ -438,9 +453,10 @@ class TileReader:
         margin = np.where(rescue, clear_blank, margin)
         return (bit * np.array(ARM_BITS)).sum(axis=1), margin.min(axis=1)
 
-    def cell_light(self, grid: np.ndarray) -> CellLight:
-        """How the light falls on each cell of ``grid``, as the last ``normalise`` of it measured (shade
-        and brightness) plus the share clipped white; see ``vision.causes.CellLight``."""
+    def shade(self) -> tuple[np.ndarray, np.ndarray]:
+        """(100,) each cell's light as the last ``normalise`` measured it: the dimmest paper white around its
+        middle as a share of the board's median white, and the dimmest light across the cell and its rim
+        against the brightest (low where a shadow's edge crosses it)."""
         p, m = self.geometry.px_per_cell, self.geometry.margin_px
         q = p / 4
         centres = (m / 4 + (np.arange(10) + 0.5) * q).astype(int)
@@ -451,13 +467,20 @@ class TileReader:
         box = cv2.erode(luma, np.ones((3, 3), np.uint8))[at].ravel()
         five = np.ones((5, 5), np.uint8)
         edge = (cv2.erode(luma, five)[at] / np.maximum(cv2.dilate(luma, five)[at], 1e-3)).ravel()
+        return box.astype(np.float32), edge.astype(np.float32)
+
+    def cell_light(self, grid: np.ndarray) -> CellLight:
+        """How the light falls on each cell of ``grid``, as the last ``normalise`` of it measured (shade
+        and brightness) plus the share clipped white; see ``vision.causes.CellLight``."""
+        box, edge = self.shade()
         paper = box * float(np.mean(self.paper_white + 1.0))
         clipped = self._cell_shares(darkest(grid) >= CLIPPED_LEVEL, 0.0, 1.0)
-        return CellLight(box.astype(np.float32), paper.astype(np.float32), clipped, edge.astype(np.float32))
+        return CellLight(box, paper.astype(np.float32), clipped, edge)
 
 
 def _why(i: int, occluded: np.ndarray, occupied: np.ndarray, contrast: np.ndarray, mdl: ColourModel,
-         arms: np.ndarray, arm_margin: np.ndarray, colour_ok: np.ndarray, residual: np.ndarray) -> str:
+         arms: np.ndarray, arm_margin: np.ndarray, colour_ok: np.ndarray, residual: np.ndarray,
+         dim_blank: np.ndarray) -> str:
     if occluded[i]:
         return "something covers it"
     if not occupied[i]:
@@ -466,6 +489,8 @@ def _why(i: int, occluded: np.ndarray, occupied: np.ndarray, contrast: np.ndarra
         return "no tile pattern found"
     if arm_margin[i] <= mdl.arm_margin:
         return "an arm is neither clearly wave nor blank"
+    if dim_blank[i]:
+        return "in dim or uneven light an arm read blank may be a darkened wave"
     if not colour_ok[i]:
         return "colour cues disagree"
     return "does not look like the piece read"
