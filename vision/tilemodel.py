@@ -28,8 +28,10 @@ class ColourModel:
     redness_gap: float = 0.03      # body redness this close to the split: the hue cue abstains
     red_by_hue_min: float = 0.25   # body redness above this reads red alone when the corner dots fade (blur)
     dot_dark_max: float = 0.15     # ... unless a dot is this much darker than its ring (something over it)
+    black_contrast_min: float = 0.45  # hub minus body for a black reading (blur fading red dots pales red too)
     occupied_min: float = 0.12     # body share of the cell's middle for a tile
     empty_max: float = 0.025       # body share of the cell's middle for an empty cell
+    flat_spread_max: float = 1.2   # ... or a middle this even (bright end over dark end): paper in shadow
     hand_min_cells: float = 1.2    # a hand-like blob covers at least this many cells' area
     other_max: float = 0.08        # share of hand-like pixels a cell may hold and still be read
     arm_margin: float = 0.22       # each arm's scaled cream level must be this far from 0.5 (x2)

@@ -55,6 +55,12 @@ HUE_OUTLIER, HUE_SPREAD = 0.12, 1.15
 WASHED_LEVEL = 250
 #: ... and so is a rim this wide (share of a cell) around such pixels.
 WASHED_RIM = 0.08
+#: The middle of a cell (shares of a cell) where occupancy is judged: a tile covers it however it was laid.
+MIDDLE = (0.18, 0.82)
+#: The share of a cell's middle left out at each end of its brightness range (``TileReader._spread``).
+SPREAD_QUANTILE = 0.02
+#: Corner dots fade evenly (and abstain on colour) where the grid image's edges are this many dot diameters wide.
+DOT_FADE = 1.2
 #: A sample region with less than this share left after washed-out pixels is not read ...
 WASHED_REGION = 0.6
 #: ... nor one whose clipped share is this much above its hub's (blank ink washed to look like cream).
@@ -174,6 +180,20 @@ class TileReader:
         other = big[labels] if count > 1 else other.view(bool)
         return cream, redness, not_paper, other
 
+    def _spread(self, norm: np.ndarray) -> np.ndarray:
+        """(100,) how far the light-normalised middle of each cell ranges: its bright end over its dark end
+        (robust quantiles of the darkest channel, lightly smoothed against noise). Paper in a soft shadow
+        stays near 1 whatever the shadow's depth; any ink (a tile's body against its cream) is several."""
+        p, m = self.geometry.px_per_cell, self.geometry.margin_px
+        lo, hi = int(round(MIDDLE[0] * p)), int(round(MIDDLE[1] * p))
+        dark = cv2.blur(darkest(norm), (3, 3))
+        rows = (m + np.arange(10)[:, None] * p + np.arange(lo, hi)[None, :]).ravel()
+        block = dark[np.ix_(rows, rows)].reshape(10, hi - lo, 10, hi - lo).transpose(0, 2, 1, 3).reshape(100, -1)
+        n = block.shape[1]
+        k_lo, k_hi = int(SPREAD_QUANTILE * n), n - 1 - int(SPREAD_QUANTILE * n)
+        ends = np.partition(block, (k_lo, k_hi), axis=1)
+        return ends[:, k_hi] / np.maximum(ends[:, k_lo], 1e-3)
+
     # Step 3 --------------------------------------------------------------------------------------
     def _hub_response(self, cream: np.ndarray) -> np.ndarray:
         t = self.tile_px
@@ -290,9 +310,9 @@ class TileReader:
         norm, glare = self.normalise(grid)
         cream, redness, not_paper, other = self.classes(norm)
 
-        middle_body = self._cell_shares(not_paper, 0.18, 0.82)
+        middle_body = self._cell_shares(not_paper, *MIDDLE)
         cell_other = self._cell_shares(other, 0.0, 1.0)
-        middle_other = self._cell_shares(other, 0.18, 0.82)
+        middle_other = self._cell_shares(other, *MIDDLE)
 
         cx, cy, peak = self._centres(self._hub_response(cream))
         centred = (peak > 0).ravel()
@@ -301,7 +321,7 @@ class TileReader:
         # (and a rim around them, lifted but not yet clipped) are left out of every level below, and the
         # tile is read from its other arm halves and corner dots when enough of them remain.
         clipped = darkest(grid) >= WASHED_LEVEL
-        middle_washed = self._cell_shares(clipped, 0.18, 0.82)
+        middle_washed = self._cell_shares(clipped, *MIDDLE)
         col = {name: k for k, name in enumerate(self.sampling.regions)}
         # Cream, redness and what is washed out travel together through one remap.
         channels = [cream, redness]
@@ -364,8 +384,18 @@ class TileReader:
         # one is clearly darker than its ring say something covers the tile: no reading from hue alone then.
         seen_dots = np.where(dot_kept, dot_levels, np.inf).min(axis=1)
         faded = dots_seen & (dots < mdl.dot_red_min) & (seen_dots > -mdl.dot_dark_max)
-        red_by_hue = hue_red & faded & (body_red > mdl.red_by_hue_min)
-        colour_ok = hue_sure & ((hue_red & (dots_red | red_by_hue)) | (~hue_red & dots_black))
+        red_by_hue = hue_red & faded & (body_red > mdl.red_by_hue_min) & ~dots_red
+        sharp = None
+        if red_by_hue.any():
+            # Only where the picture is blurred enough to fade a dot: edges wider than the dot. In a sharp
+            # picture a red tile without its dots is a misprint or something over it, not red.
+            sharp = sharpness(grid)
+            if sharp.width <= DOT_FADE * self.sampling.tile.dot_diameter * self.tile_px:
+                red_by_hue[:] = False
+        # The converse does not hold: blur that fades the dots also pales a red body toward black's hue. Black
+        # is said only where the tile is sharp enough (its hub standing out) for a red tile's dots to show.
+        black_ok = ~hue_red & dots_black & (contrast > mdl.black_contrast_min)
+        colour_ok = hue_sure & ((hue_red & (dots_red | red_by_hue)) | black_ok)
         red = hue_red
 
         # The patch must look like the ideal picture of what was read.
@@ -392,25 +422,32 @@ class TileReader:
         # A neighbour pushed and turned reaches into the middle of a cell; what its outline (as read)
         # explains does not count against the cell being empty.
         unexplained = not_paper & (self._footprints(tile_ok, cx, cy, angle, grid.shape[:2]) == 0)
-        middle_unexplained = self._cell_shares(unexplained, 0.18, 0.82)
+        middle_unexplained = self._cell_shares(unexplained, *MIDDLE)
         # Empty is said only where a tile would have shown: not under measurable glare, nor where the
         # middle is washed out (a tile there would be paper white too).
         # What is not clipped of a half-washed middle must be clean paper by itself: a tile's lifted ink
         # shows there before the rest clips. (A middle clipped all over shows nothing at all: a tile washed
         # out entirely reads as empty; telling it from clipped paper needs more than one picture.)
         unclipped = np.maximum(1.0 - middle_washed, 0.25)
-        empty = ((middle_unexplained / unclipped < mdl.empty_max) & (middle_other < 0.02)
-                 & (glare.ravel() < mdl.glare_max))
+        clean = (middle_other < 0.02) & (glare.ravel() < mdl.glare_max)
+        empty = (middle_unexplained / unclipped < mdl.empty_max) & clean
+        # Paper in a soft shadow (a hand's, a lamp's) is too dark for the white estimate, which cannot follow a
+        # shadow inside a cell, so it counts as not paper above. Yet its middle ranges little from bright to
+        # dark, whatever the shadow's depth, while any ink spans a ratio of several: such a middle, with no
+        # pixel clipped (a washed-out tile is flat too), is empty.
+        spread = self._spread(norm)
+        flat = (spread < mdl.flat_spread_max) & (middle_washed == 0) & clean & ~tile_ok & ~empty
+        empty |= flat
         state = np.where(tile_ok, 1, np.where(empty & ~occluded, 0, 2))
 
-        empty_conf = np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1)
+        empty_conf = np.where(flat, 0.6, np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
         tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
                                                1 - residual / mdl.residual_max]), 0, 1)
         confidence = np.where(state == 0, empty_conf, np.where(state == 1, 0.5 + 0.5 * tile_conf, 0.0))
 
         self.measures = {"body_red": body_red, "dots": dot_levels, "arms": arm_levels, "residual": residual,
                       "contrast": contrast, "middle": middle_body, "other": cell_other,
-                      "glare": glare.ravel(), "arm_margin": arm_margin, "dot_mean": dots, "arm_bits": arms}
+                      "glare": glare.ravel(), "spread": spread, "arm_margin": arm_margin, "dot_mean": dots, "arm_bits": arms}
         why: dict[Cell, str] = {}
         for i in np.flatnonzero(state == 2):
             why[CELLS[i]] = ("it overlaps a neighbouring tile as read" if crowded[i] else
@@ -425,7 +462,7 @@ class TileReader:
             unread = state == 2
             causes = diagnose(unread, occluded, glare.ravel(), light, None, cell_px, mdl.glare_max)
             if len(causes) < int(unread.sum()):
-                sharp = sharpness(grid)
+                sharp = sharp or sharpness(grid)
                 readout.sharpness = sharp.width
                 blur = blur_cause(sharp, self.geometry.px_per_cell, sharp_reference)
                 if blur is not None:
