@@ -40,6 +40,7 @@ class ColourModel:
     residual_max: float = 0.165    # mean difference between the patch and the ideal tile picture
     shade_light: float = 0.9       # a cell's light (share of the board's white, or across it) below this: shaded
     blank_in_shade_max: float = 0.15  # ... where a blank arm's scaled cream level must stay below this
+    blank_ratio_max: float = 2.0   # a blank arm half at most this many times as light as the body beside it
 
     @classmethod
     def from_profile(cls, profile: dict | None) -> ColourModel:

@@ -33,6 +33,7 @@ import numpy as np
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.vision.artwork import TILE, TileGeometry
 from thoughtwave.vision.causes import CLIPPED_LEVEL, CellLight, blur_cause, diagnose, sharpness
+from thoughtwave.vision.cellmeasures import MIDDLE, footprints, middle_spread, overlapping
 from thoughtwave.vision.channels import brightest, darkest, hue_field
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.tileframe import (
@@ -55,10 +56,6 @@ HUE_OUTLIER, HUE_SPREAD = 0.12, 1.15
 WASHED_LEVEL = 250
 #: ... and so is a rim this wide (share of a cell) around such pixels.
 WASHED_RIM = 0.08
-#: The middle of a cell (shares of a cell) where occupancy is judged: a tile covers it however it was laid.
-MIDDLE = (0.18, 0.82)
-#: The share of a cell's middle left out at each end of its brightness range (``TileReader._spread``).
-SPREAD_QUANTILE = 0.02
 #: Corner dots fade evenly (and abstain on colour) where the grid image's edges are this many dot diameters wide.
 DOT_FADE = 1.2
 #: A sample region with less than this share left after washed-out pixels is not read ...
@@ -180,20 +177,6 @@ class TileReader:
         other = big[labels] if count > 1 else other.view(bool)
         return cream, redness, not_paper, other
 
-    def _spread(self, norm: np.ndarray) -> np.ndarray:
-        """(100,) how far the light-normalised middle of each cell ranges: its bright end over its dark end
-        (robust quantiles of the darkest channel, lightly smoothed against noise). Paper in a soft shadow
-        stays near 1 whatever the shadow's depth; any ink (a tile's body against its cream) is several."""
-        p, m = self.geometry.px_per_cell, self.geometry.margin_px
-        lo, hi = int(round(MIDDLE[0] * p)), int(round(MIDDLE[1] * p))
-        dark = cv2.blur(darkest(norm), (3, 3))
-        rows = (m + np.arange(10)[:, None] * p + np.arange(lo, hi)[None, :]).ravel()
-        block = dark[np.ix_(rows, rows)].reshape(10, hi - lo, 10, hi - lo).transpose(0, 2, 1, 3).reshape(100, -1)
-        n = block.shape[1]
-        k_lo, k_hi = int(SPREAD_QUANTILE * n), n - 1 - int(SPREAD_QUANTILE * n)
-        ends = np.partition(block, (k_lo, k_hi), axis=1)
-        return ends[:, k_hi] / np.maximum(ends[:, k_lo], 1e-3)
-
     # Step 3 --------------------------------------------------------------------------------------
     def _hub_response(self, cream: np.ndarray) -> np.ndarray:
         t = self.tile_px
@@ -267,37 +250,6 @@ class TileReader:
                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         return out.reshape(100, PATCH, PATCH, -1)
 
-    def _overlapping(self, tiles: np.ndarray, cx: np.ndarray, cy: np.ndarray, residual: np.ndarray) -> np.ndarray:
-        """(100,) tiles read so close to a neighbour's that the two would overlap (real tiles cannot):
-        of each such pair the one less like its ideal picture is doubt (a "tile" pieced together from
-        the edges of its neighbours, seen through blur)."""
-        ok = tiles.reshape(10, 10)
-        x, y = cx.reshape(10, 10), cy.reshape(10, 10)
-        bad = residual.reshape(10, 10)
-        out = np.zeros((10, 10), bool)
-        # Two squares of side s turned up to 15 degrees cannot have centres closer than ~0.8 s in both axes.
-        limit = 0.8 * self.tile_px
-        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-            a = np.s_[0:10 - dr, max(0, -dc):10 - max(0, dc)]
-            b = np.s_[dr:10, max(0, dc):10 - max(0, -dc)]
-            near = np.maximum(np.abs(x[a] - x[b]), np.abs(y[a] - y[b])) < limit
-            clash = ok[a] & ok[b] & near
-            out[a] |= clash & (bad[a] >= bad[b])
-            out[b] |= clash & (bad[b] > bad[a])
-        return out.ravel()
-
-    def _footprints(self, tiles: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.ndarray,
-                    shape: tuple[int, int]) -> np.ndarray:
-        """uint8 image: each read tile's outline (a little enlarged for blur) filled with its cell index + 1."""
-        out = np.zeros(shape, np.uint8)
-        half = 0.5 * self.tile_px * 1.08 + 1
-        square = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
-        for i in np.flatnonzero(tiles):
-            c, s = np.cos(angle[i]), np.sin(angle[i])
-            corners = square @ np.array([[c, s], [-s, c]]) + (cx.ravel()[i], cy.ravel()[i])
-            cv2.fillConvexPoly(out, np.rint(corners * 16).astype(np.int32), int(i) + 1, cv2.LINE_8, 4)
-        return out
-
     # Step 4 --------------------------------------------------------------------------------------
     def read(self, grid: np.ndarray, cell_px: np.ndarray | None = None,
              sharp_reference: float | None = None) -> TileReadout:
@@ -327,6 +279,7 @@ class TileReader:
         channels = [cream, redness]
         if clipped.any():
             channels.append(np.dstack([clipped, cv2.dilate(clipped.view(np.uint8), self._washed_kernel)]))
+        channels.append(darkest(norm))          # last: the unclipped light level, for ratios that shade keeps
         patches = self._patches(np.dstack(channels).astype(np.float32), cx, cy, angle)
         flat = patches.reshape(100, PATCH * PATCH, -1)
         suspect = np.zeros((100, len(col)), bool)
@@ -359,6 +312,12 @@ class TileReader:
         # (a glare spot lifting a blank arm with its flanks), the half is in doubt.
         local = ((means[:, arm_cols] - means[:, flank_cols]) / scale).reshape(100, 2, 4)
         arm_levels = np.where((local > 0.5) == (arm_levels > 0.5), arm_levels, 0.5)
+        # A shadow's edge across a tile darkens a wave toward the body's level, yet it stays several times
+        # brighter than the body beside it (shade keeps ratios; the body is dark ink): a half read blank
+        # that is that much brighter than its flanks is in doubt.
+        lights = self.sampling.region_means(flat[..., -1] * valid) / np.maximum(seen, 1e-3)
+        ratio = (lights[:, arm_cols] / np.maximum(lights[:, flank_cols], 1e-3)).reshape(100, 2, 4)
+        arm_levels = np.where((arm_levels < 0.5) & (ratio > mdl.blank_ratio_max), 0.5, arm_levels)
         arm_kept = kept[:, arm_cols].reshape(100, 2, 4) & kept[:, flank_cols].reshape(100, 2, 4)
         corners = ("nw", "ne", "se", "sw")
         dot_levels = (means[:, [col[f"dot_{k}"] for k in corners]]
@@ -417,11 +376,11 @@ class TileReader:
         occupied = middle_body > mdl.occupied_min
         tile_ok = (occupied & centred & ~occluded & (contrast > mdl.hub_contrast_min) & (arms > 0)
                    & (arm_margin > mdl.arm_margin) & ~dim_blank & colour_ok & (residual < mdl.residual_max))
-        crowded = self._overlapping(tile_ok, cx, cy, residual)
+        crowded = overlapping(tile_ok, cx, cy, residual, self.tile_px)
         tile_ok &= ~crowded
         # A neighbour pushed and turned reaches into the middle of a cell; what its outline (as read)
         # explains does not count against the cell being empty.
-        unexplained = not_paper & (self._footprints(tile_ok, cx, cy, angle, grid.shape[:2]) == 0)
+        unexplained = not_paper & (footprints(tile_ok, cx, cy, angle, self.tile_px, grid.shape[:2]) == 0)
         middle_unexplained = self._cell_shares(unexplained, *MIDDLE)
         # Empty is said only where a tile would have shown: not under measurable glare, nor where the
         # middle is washed out (a tile there would be paper white too).
@@ -435,8 +394,8 @@ class TileReader:
         # shadow inside a cell, so it counts as not paper above. Yet its middle ranges little from bright to
         # dark, whatever the shadow's depth, while any ink spans a ratio of several: such a middle, with no
         # pixel clipped (a washed-out tile is flat too), is empty.
-        spread = self._spread(norm)
-        flat = (spread < mdl.flat_spread_max) & (middle_washed == 0) & clean & ~tile_ok & ~empty
+        spreads = middle_spread(norm, self.geometry)
+        flat = (spreads < mdl.flat_spread_max) & (middle_washed == 0) & clean & ~tile_ok & ~empty
         empty |= flat
         state = np.where(tile_ok, 1, np.where(empty & ~occluded, 0, 2))
 
@@ -447,7 +406,8 @@ class TileReader:
 
         self.measures = {"body_red": body_red, "dots": dot_levels, "arms": arm_levels, "residual": residual,
                       "contrast": contrast, "middle": middle_body, "other": cell_other,
-                      "glare": glare.ravel(), "spread": spread, "arm_margin": arm_margin, "dot_mean": dots, "arm_bits": arms}
+                      "glare": glare.ravel(), "spread": spreads, "arm_margin": arm_margin, "dot_mean": dots,
+                      "arm_bits": arms}
         why: dict[Cell, str] = {}
         for i in np.flatnonzero(state == 2):
             why[CELLS[i]] = ("it overlaps a neighbouring tile as read" if crowded[i] else
