@@ -279,7 +279,8 @@ class TileReader:
         channels = [cream, redness]
         if clipped.any():
             channels.append(np.dstack([clipped, cv2.dilate(clipped.view(np.uint8), self._washed_kernel)]))
-        channels.append(darkest(norm))          # last: the unclipped light level, for ratios that shade keeps
+        dark = darkest(norm)
+        channels.append(dark)          # last: the unclipped light level, for ratios that shade keeps
         patches = self._patches(np.dstack(channels).astype(np.float32), cx, cy, angle)
         flat = patches.reshape(100, PATCH * PATCH, -1)
         suspect = np.zeros((100, len(col)), bool)
@@ -344,17 +345,9 @@ class TileReader:
         seen_dots = np.where(dot_kept, dot_levels, np.inf).min(axis=1)
         faded = dots_seen & (dots < mdl.dot_red_min) & (seen_dots > -mdl.dot_dark_max)
         red_by_hue = hue_red & faded & (body_red > mdl.red_by_hue_min) & ~dots_red
-        sharp = None
-        if red_by_hue.any():
-            # Only where the picture is blurred enough to fade a dot: edges wider than the dot. In a sharp
-            # picture a red tile without its dots is a misprint or something over it, not red.
-            sharp = sharpness(grid)
-            if sharp.width <= DOT_FADE * self.sampling.tile.dot_diameter * self.tile_px:
-                red_by_hue[:] = False
         # The converse does not hold: blur that fades the dots also pales a red body toward black's hue. Black
         # is said only where the tile is sharp enough (its hub standing out) for a red tile's dots to show.
         black_ok = ~hue_red & dots_black & (contrast > mdl.black_contrast_min)
-        colour_ok = hue_sure & ((hue_red & (dots_red | red_by_hue)) | black_ok)
         red = hue_red
 
         # The patch must look like the ideal picture of what was read.
@@ -374,8 +367,17 @@ class TileReader:
 
         occluded = (cell_other > mdl.other_max).ravel()
         occupied = middle_body > mdl.occupied_min
-        tile_ok = (occupied & centred & ~occluded & (contrast > mdl.hub_contrast_min) & (arms > 0)
-                   & (arm_margin > mdl.arm_margin) & ~dim_blank & colour_ok & (residual < mdl.residual_max))
+        shaped = (occupied & centred & ~occluded & (contrast > mdl.hub_contrast_min) & (arms > 0)
+                  & (arm_margin > mdl.arm_margin) & ~dim_blank & (residual < mdl.residual_max))
+        sharp = None
+        if (red_by_hue & shaped & hue_sure).any():
+            # Red from the body alone only where the picture is blurred enough to fade a dot: edges wider than
+            # the dot. In a sharp picture a red tile without its dots is a misprint or something over it.
+            sharp = sharpness(grid)
+            if sharp.width <= DOT_FADE * self.sampling.tile.dot_diameter * self.tile_px:
+                red_by_hue[:] = False
+        colour_ok = hue_sure & ((hue_red & (dots_red | red_by_hue)) | black_ok)
+        tile_ok = shaped & colour_ok
         crowded = overlapping(tile_ok, cx, cy, residual, self.tile_px)
         tile_ok &= ~crowded
         # A neighbour pushed and turned reaches into the middle of a cell; what its outline (as read)
@@ -394,8 +396,12 @@ class TileReader:
         # shadow inside a cell, so it counts as not paper above. Yet its middle ranges little from bright to
         # dark, whatever the shadow's depth, while any ink spans a ratio of several: such a middle, with no
         # pixel clipped (a washed-out tile is flat too), is empty.
-        spreads = middle_spread(norm, self.geometry)
-        flat = (spreads < mdl.flat_spread_max) & (middle_washed == 0) & clean & ~tile_ok & ~empty
+        spreads = middle_spread(dark, self.geometry)
+        # A tile washed pale by a reflection is flat too, but keeps a tinge of its ink: paper in shadow is flat
+        # and colourless (no pixel of its middle coloured).
+        tinged = self._cell_shares(cv2.subtract(brightest(norm), dark) > mdl.paper_chroma_max, *MIDDLE)
+        flat = ((spreads < mdl.flat_spread_max) & (tinged == 0) & (middle_washed == 0) & clean
+                & ~tile_ok & ~empty)
         empty |= flat
         state = np.where(tile_ok, 1, np.where(empty & ~occluded, 0, 2))
 
