@@ -275,24 +275,24 @@ class TileReader:
         clipped = darkest(grid) >= WASHED_LEVEL
         middle_washed = self._cell_shares(clipped, *MIDDLE)
         col = {name: k for k, name in enumerate(self.sampling.regions)}
-        # Cream, redness and what is washed out travel together through one remap.
-        channels = [cream, redness]
-        if clipped.any():
-            channels.append(np.dstack([clipped, cv2.dilate(clipped.view(np.uint8), self._washed_kernel)]))
+        # Cream, redness, unclipped light (for ratios shade keeps) in one remap: 4 float channels remap fastest.
         dark = darkest(norm)
-        channels.append(dark)          # last: the unclipped light level, for ratios that shade keeps
-        patches = self._patches(np.dstack(channels).astype(np.float32), cx, cy, angle)
+        patches = self._patches(cv2.merge([cream, redness, dark, np.zeros_like(dark)]), cx, cy, angle)
         flat = patches.reshape(100, PATCH * PATCH, -1)
+        if clipped.any():
+            spots, rims = clipped.astype(np.float32), cv2.dilate(clipped.view(np.uint8), self._washed_kernel)
+            washed = self._patches(cv2.merge([spots, rims.astype(np.float32), spots, spots]), cx, cy, angle).reshape(
+                100, PATCH * PATCH, 4)
         suspect = np.zeros((100, len(col)), bool)
         valid = np.ones(flat.shape[:2], np.float32)
         glare_seen = np.zeros(100, bool)
         if clipped.any():
-            clip_share = self.sampling.region_means(flat[..., 2])
+            clip_share = self.sampling.region_means(washed[..., 0])
             # Clipped cream is still cream (an over-exposed picture clips the hub and the waves alike). A
             # tile is under glare where its dark body clips: there the clipped samples and their rim say
             # nothing. A region clipped well beyond its hub may be blank ink washed to cream: not read.
             glared = clip_share[:, col["body"]] > 0.02
-            valid = np.where(glared[:, None], flat[..., 3] < 0.5, True).astype(np.float32)
+            valid = np.where(glared[:, None], washed[..., 1] < 0.5, True).astype(np.float32)
             suspect = clip_share > clip_share[:, col["hub"]][:, None] + WASHED_BEYOND_HUB
             suspect[:, [col["body"], col["hub"]]] = False        # the body is masked above; the hub is cream
             glare_seen = glared | suspect.any(axis=1)
@@ -316,7 +316,7 @@ class TileReader:
         # A shadow's edge across a tile darkens a wave toward the body's level, yet it stays several times
         # brighter than the body beside it (shade keeps ratios; the body is dark ink): a half read blank
         # that is that much brighter than its flanks is in doubt.
-        lights = self.sampling.region_means(flat[..., -1] * valid) / np.maximum(seen, 1e-3)
+        lights = self.sampling.region_means(flat[..., 2] * valid) / np.maximum(seen, 1e-3)
         ratio = (lights[:, arm_cols] / np.maximum(lights[:, flank_cols], 1e-3)).reshape(100, 2, 4)
         arm_levels = np.where((arm_levels < 0.5) & (ratio > mdl.blank_ratio_max), 0.5, arm_levels)
         arm_kept = kept[:, arm_cols].reshape(100, 2, 4) & kept[:, flank_cols].reshape(100, 2, 4)
