@@ -159,9 +159,10 @@ class TileReader:
         redness = cv2.subtract(r, cv2.max(b, g))
         cream = np.clip((lo - 0.3) * (1 / 0.55), 0.0, 1.0)
         chroma = cv2.subtract(hi, lo)
-        # Paper and cream are light and colourless once divided by the paper white; light skin is
-        # nearly as light, but not colourless.
-        not_paper = (lo < mdl.light_min) | (chroma > mdl.paper_chroma_max)
+        # Paper and cream are light and colourless once divided by the paper white (light skin: not colourless).
+        coloured = chroma > mdl.paper_chroma_max
+        not_paper = (lo < mdl.light_min) | coloured
+        self._lo, self._coloured = lo, coloured      # for ``read``: the light level and which pixels show colour
         # Hand-like: not paper, not grey (black ink, however lifted), not saturated red ink.
         # Red ink, however orange the printer made it or lifted by glare, keeps red far above blue
         # (skin: blue is at least half of red).
@@ -276,7 +277,7 @@ class TileReader:
         middle_washed = self._cell_shares(clipped, *MIDDLE)
         col = {name: k for k, name in enumerate(self.sampling.regions)}
         # Cream, redness, unclipped light (for ratios shade keeps) in one remap: 4 float channels remap fastest.
-        dark = darkest(norm)
+        dark = self._lo
         patches = self._patches(cv2.merge([cream, redness, dark, np.zeros_like(dark)]), cx, cy, angle)
         flat = patches.reshape(100, PATCH * PATCH, -1)
         if clipped.any():
@@ -393,13 +394,12 @@ class TileReader:
         clean = (middle_other < 0.02) & (glare.ravel() < mdl.glare_max)
         empty = (middle_unexplained / unclipped < mdl.empty_max) & clean
         # Paper in a soft shadow (a hand's, a lamp's) is too dark for the white estimate, which cannot follow a
-        # shadow inside a cell, so it counts as not paper above. Yet its middle ranges little from bright to
-        # dark, whatever the shadow's depth, while any ink spans a ratio of several: such a middle, with no
-        # pixel clipped (a washed-out tile is flat too), is empty.
+        # shadow inside a cell, so it counts as not paper above. Yet its middle ranges little from bright to dark
+        # whatever the shadow's depth, while any ink spans a ratio of several: such a middle, unclipped, is empty.
         spreads = middle_spread(dark, self.geometry)
         # A tile washed pale by a reflection is flat too, but keeps a tinge of its ink: paper in shadow is flat
         # and colourless (no pixel of its middle coloured).
-        tinged = self._cell_shares(cv2.subtract(brightest(norm), dark) > mdl.paper_chroma_max, *MIDDLE)
+        tinged = self._cell_shares(self._coloured, *MIDDLE)
         flat = ((spreads < mdl.flat_spread_max) & (tinged == 0) & (middle_washed == 0) & clean
                 & ~tile_ok & ~empty)
         empty |= flat
