@@ -262,7 +262,8 @@ def score(folder: Path) -> list[str]:
     """Right / unreadable / confidently wrong over the visible cells, overall and per disturbance."""
     groups: dict[str, list[int]] = {}
     found, frames, ms = 0, 0, []
-    wrong_examples = []
+    wrong_examples, lost = [], []
+    causes: dict[str, int] = {}
     for path in sorted(folder.glob("frame-*.json")):
         record = json.loads(path.read_text())
         frame = cv2.imread(str(path.with_suffix(".png")))
@@ -271,6 +272,8 @@ def score(folder: Path) -> list[str]:
         frames += 1
         found += reading.board_found
         draw = record["draw"]
+        if not reading.board_found:
+            lost.append(f"{path.stem} (motion blur {draw['motion_px']:.1f} px)")
         tags = ["all", "hand" if record["hand"] else "no hand",
                 "glossy (alpha < 0.15)" if draw["gloss_alpha"] < 0.15 else "matt-ish",
                 "motion blur" if draw["motion_px"] >= 1 else "still", "window light" if draw["window_power"] > 0.15
@@ -284,6 +287,10 @@ def score(folder: Path) -> list[str]:
             expected = record["board"].get(str(cell), "empty")
             if got is None or got.state is CellState.UNREADABLE:
                 tally[1] += 1
+                if reading.board_found:
+                    cause = reading.causes.get(cell)
+                    name = cause.value if cause is not None else "none"
+                    causes[name] = causes.get(name, 0) + 1
             elif got.label() == expected:
                 tally[0] += 1
             else:
@@ -298,6 +305,10 @@ def score(folder: Path) -> list[str]:
     for tag, (right, unread, wrong) in groups.items():
         cells = right + unread + wrong
         lines.append(f"| {tag} | {cells} | {100 * right / cells:.2f}% | {100 * unread / cells:.2f}% | {wrong} |")
+    named = sorted(causes.items(), key=lambda kv: (kv[0] == "none", -kv[1]))
+    lines += ["", f"Unreadable visible cells on found boards, by cause: {sum(causes.values())} "
+              f"({', '.join(f'{k} {v}' for k, v in named)})",
+              f"Boards lost ({len(lost)}): {', '.join(lost) if lost else 'none'}"]
     return lines + [""] + [f"- {e}" for e in wrong_examples[:20]]
 
 

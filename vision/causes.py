@@ -63,6 +63,8 @@ SHADOW_LIGHT = 0.7
 DARK_PAPER = 60.0
 #: ... and so is one across which the light falls below this share of its brightest (a shadow's edge).
 SHADOW_EDGE = 0.85
+#: Paper this bright (its mean grey level, near clipping) is over-lit: the ink on it washes out.
+BRIGHT_PAPER = 245.0
 #: Share of a cell clipped white (every channel at or above ``CLIPPED_LEVEL``) that counts as glare.
 GLARE_SHARE = 0.02
 CLIPPED_LEVEL = 250
@@ -151,6 +153,8 @@ def diagnose(unreadable: np.ndarray, occluded: np.ndarray, glare: np.ndarray, li
     against its neighbourhood, ``cell_px`` each cell's width in the camera's picture); cells with no
     visible cause are left out."""
     out: dict[Cell, Cause] = {}
+    # A hand covers cells in part beyond those it hides, and shades the ones beside them.
+    beside = cv2.dilate(np.asarray(occluded, np.uint8).reshape(10, 10), np.ones((3, 3), np.uint8)).ravel() > 0
     for i in np.flatnonzero(unreadable):
         # Clipped white is glare whatever else; a cell merely brighter than its neighbourhood may be the
         # lit side of a shadow's edge, so shadow is judged first. A small cell, warped up to the grid,
@@ -161,8 +165,10 @@ def diagnose(unreadable: np.ndarray, occluded: np.ndarray, glare: np.ndarray, li
             cause = Cause.GLARE
         elif light.light[i] < SHADOW_LIGHT or light.paper[i] < DARK_PAPER or light.evenness[i] < SHADOW_EDGE:
             cause = Cause.SHADOW
-        elif glare[i] > glare_max:
+        elif glare[i] > glare_max or light.paper[i] >= BRIGHT_PAPER:
             cause = Cause.GLARE
+        elif beside[i]:
+            cause = Cause.HAND
         elif cell_px is not None and cell_px[i] < GOOD_CELL_PX:
             cause = Cause.SMALL
         elif blur is not None:

@@ -44,6 +44,8 @@ RESIDUAL_HALF = 0.42
 #: ``ANGLE_EXTENT`` tiles wide, so a neighbour's edges barely count.
 ANGLE_EXTENT = 1.1
 ANGLE_RADIUS = 0.56
+#: ... and this far clear of the hub's and the corner dots' rims.
+ROUND_CLEARANCE = 0.04
 
 
 def frame_coords(n: int = PATCH) -> tuple[np.ndarray, np.ndarray]:
@@ -143,6 +145,7 @@ class TileSampling:
         self.hub_kernel = 2 * (tile.hub_radius - HUB_INSET)
         self.body_patch = BODY_PATCH
         self.body_offset = sum(_body_span(tile)) / 2
+        self.angle_weight = angle_weight(tile)
         # Every region's sample indices, one after another, and where each region starts: one gather
         # and one ``np.add.reduceat`` give every region's mean for all cells.
         masks = list(self.masks.values())
@@ -165,5 +168,18 @@ def sampling(tile: TileGeometry = TILE) -> TileSampling:
 _u, _v = frame_coords()
 #: Patch samples the residual is judged on.
 RESIDUAL_INDEX = np.flatnonzero(((np.abs(_u) < RESIDUAL_HALF) & (np.abs(_v) < RESIDUAL_HALF)).ravel())
-#: Weights of the gradient samples (the patch less its rim) the angle is measured from.
-ANGLE_WEIGHT = (np.hypot(_u, _v)[1:-1, 1:-1] * ANGLE_EXTENT < ANGLE_RADIUS).astype(np.float32)
+
+
+def angle_weight(tile: TileGeometry = TILE) -> np.ndarray:
+    """Weights of the gradient samples (an ``ANGLE_EXTENT`` patch less its rim) a tile's angle is measured from:
+    inside the tile's outline, and off its round parts (the hub and the corner dots). A disc has edges in
+    every direction; smeared by motion blur only those across the motion stay sharp, and they would pull
+    the angle toward the motion's direction. Straight edges keep their direction however they are smeared."""
+    u, v = _u[1:-1, 1:-1] * ANGLE_EXTENT, _v[1:-1, 1:-1] * ANGLE_EXTENT
+    keep = np.hypot(u, v) < ANGLE_RADIUS
+    keep &= np.hypot(u, v) > tile.hub_radius + ROUND_CLEARANCE
+    d0 = tile.dot_offset
+    for su in (-1, 1):
+        for sv in (-1, 1):
+            keep &= np.hypot(u - su * d0, v - sv * d0) > tile.dot_radius + ROUND_CLEARANCE
+    return keep.astype(np.float32)

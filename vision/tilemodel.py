@@ -26,14 +26,21 @@ class ColourModel:
     dot_black_max: float = 0.035   # ... below this: black (blur leaves a dot 0.1-0.6 of full contrast)
     redness_split: float = 0.16    # body redness between black (~0, 0.12 in harsh light) and red (0.18-0.6)
     redness_gap: float = 0.03      # body redness this close to the split: the hue cue abstains
+    red_by_hue_min: float = 0.25   # body redness above this reads red alone when the corner dots fade (blur)
+    dot_dark_max: float = 0.15     # ... unless a dot is this much darker than its ring (something over it)
+    black_contrast_min: float = 0.45  # hub minus body for a black reading (blur fading red dots pales red too)
     occupied_min: float = 0.12     # body share of the cell's middle for a tile
     empty_max: float = 0.025       # body share of the cell's middle for an empty cell
+    flat_spread_max: float = 1.2   # ... or a middle this even (bright end over dark end): paper in shadow
     hand_min_cells: float = 1.2    # a hand-like blob covers at least this many cells' area
     other_max: float = 0.08        # share of hand-like pixels a cell may hold and still be read
     arm_margin: float = 0.22       # each arm's scaled cream level must be this far from 0.5 (x2)
     hub_contrast_min: float = 0.30  # hub minus body cream level: below this it is no tile
     glare_max: float = 1.10        # a cell's white this many times its neighbourhood's: glare
     residual_max: float = 0.165    # mean difference between the patch and the ideal tile picture
+    shade_light: float = 0.9       # a cell's light (share of the board's white, or across it) below this: shaded
+    blank_in_shade_max: float = 0.15  # ... where a blank arm's scaled cream level must stay below this
+    blank_ratio_max: float = 2.0   # a blank arm half at most this many times as light as the body beside it
 
     @classmethod
     def from_profile(cls, profile: dict | None) -> ColourModel:

@@ -33,11 +33,11 @@ import numpy as np
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.vision.artwork import TILE, TileGeometry
 from thoughtwave.vision.causes import CLIPPED_LEVEL, CellLight, blur_cause, diagnose, sharpness
+from thoughtwave.vision.cellmeasures import MIDDLE, footprints, middle_spread, overlapping
 from thoughtwave.vision.channels import brightest, darkest, hue_field
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.tileframe import (
     ANGLE_EXTENT,
-    ANGLE_WEIGHT,
     ARM_BITS,
     PATCH,
     RESIDUAL_INDEX,
@@ -56,6 +56,8 @@ HUE_OUTLIER, HUE_SPREAD = 0.12, 1.15
 WASHED_LEVEL = 250
 #: ... and so is a rim this wide (share of a cell) around such pixels.
 WASHED_RIM = 0.08
+#: Corner dots fade evenly (and abstain on colour) where the grid image's edges are this many dot diameters wide.
+DOT_FADE = 1.2
 #: A sample region with less than this share left after washed-out pixels is not read ...
 WASHED_REGION = 0.6
 #: ... nor one whose clipped share is this much above its hub's (blank ink washed to look like cream).
@@ -157,9 +159,10 @@ class TileReader:
         redness = cv2.subtract(r, cv2.max(b, g))
         cream = np.clip((lo - 0.3) * (1 / 0.55), 0.0, 1.0)
         chroma = cv2.subtract(hi, lo)
-        # Paper and cream are light and colourless once divided by the paper white; light skin is
-        # nearly as light, but not colourless.
-        not_paper = (lo < mdl.light_min) | (chroma > mdl.paper_chroma_max)
+        # Paper and cream are light and colourless once divided by the paper white (light skin: not colourless).
+        coloured = chroma > mdl.paper_chroma_max
+        not_paper = (lo < mdl.light_min) | coloured
+        self._lo, self._coloured = lo, coloured      # for ``read``: the light level and which pixels show colour
         # Hand-like: not paper, not grey (black ink, however lifted), not saturated red ink.
         # Red ink, however orange the printer made it or lifted by glare, keeps red far above blue
         # (skin: blue is at least half of red).
@@ -222,6 +225,7 @@ class TileReader:
         # in a patch turned by that first answer: the measure is biased in proportion to the turn, so
         # the second, small correction is nearly exact.
         angle = np.zeros(100, np.float32)
+        weight = self.sampling.angle_weight
         for _ in range(2):
             patch = self._patches(cream, cx, cy, angle, extent=ANGLE_EXTENT)[..., 0]
             gx = patch[:, 1:-1, 2:] - patch[:, 1:-1, :-2]
@@ -230,8 +234,8 @@ class TileReader:
             a = gx * gx - gy * gy
             b = 2 * gx * gy
             mag = gx * gx + gy * gy + 1e-6
-            re = ((a * a - b * b) / mag * ANGLE_WEIGHT).sum(axis=(1, 2))
-            im = ((2 * a * b) / mag * ANGLE_WEIGHT).sum(axis=(1, 2))
+            re = ((a * a - b * b) / mag * weight).sum(axis=(1, 2))
+            im = ((2 * a * b) / mag * weight).sum(axis=(1, 2))
             angle = angle + (np.arctan2(im, re) / 4).astype(np.float32)
         return angle
 
@@ -247,37 +251,6 @@ class TileReader:
                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         return out.reshape(100, PATCH, PATCH, -1)
 
-    def _overlapping(self, tiles: np.ndarray, cx: np.ndarray, cy: np.ndarray, residual: np.ndarray) -> np.ndarray:
-        """(100,) tiles read so close to a neighbour's that the two would overlap (real tiles cannot):
-        of each such pair the one less like its ideal picture is doubt (a "tile" pieced together from
-        the edges of its neighbours, seen through blur)."""
-        ok = tiles.reshape(10, 10)
-        x, y = cx.reshape(10, 10), cy.reshape(10, 10)
-        bad = residual.reshape(10, 10)
-        out = np.zeros((10, 10), bool)
-        # Two squares of side s turned up to 15 degrees cannot have centres closer than ~0.8 s in both axes.
-        limit = 0.8 * self.tile_px
-        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-            a = np.s_[0:10 - dr, max(0, -dc):10 - max(0, dc)]
-            b = np.s_[dr:10, max(0, dc):10 - max(0, -dc)]
-            near = np.maximum(np.abs(x[a] - x[b]), np.abs(y[a] - y[b])) < limit
-            clash = ok[a] & ok[b] & near
-            out[a] |= clash & (bad[a] >= bad[b])
-            out[b] |= clash & (bad[b] > bad[a])
-        return out.ravel()
-
-    def _footprints(self, tiles: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.ndarray,
-                    shape: tuple[int, int]) -> np.ndarray:
-        """uint8 image: each read tile's outline (a little enlarged for blur) filled with its cell index + 1."""
-        out = np.zeros(shape, np.uint8)
-        half = 0.5 * self.tile_px * 1.08 + 1
-        square = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
-        for i in np.flatnonzero(tiles):
-            c, s = np.cos(angle[i]), np.sin(angle[i])
-            corners = square @ np.array([[c, s], [-s, c]]) + (cx.ravel()[i], cy.ravel()[i])
-            cv2.fillConvexPoly(out, np.rint(corners * 16).astype(np.int32), int(i) + 1, cv2.LINE_8, 4)
-        return out
-
     # Step 4 --------------------------------------------------------------------------------------
     def read(self, grid: np.ndarray, cell_px: np.ndarray | None = None,
              sharp_reference: float | None = None) -> TileReadout:
@@ -290,9 +263,9 @@ class TileReader:
         norm, glare = self.normalise(grid)
         cream, redness, not_paper, other = self.classes(norm)
 
-        middle_body = self._cell_shares(not_paper, 0.18, 0.82)
+        middle_body = self._cell_shares(not_paper, *MIDDLE)
         cell_other = self._cell_shares(other, 0.0, 1.0)
-        middle_other = self._cell_shares(other, 0.18, 0.82)
+        middle_other = self._cell_shares(other, *MIDDLE)
 
         cx, cy, peak = self._centres(self._hub_response(cream))
         centred = (peak > 0).ravel()
@@ -301,24 +274,26 @@ class TileReader:
         # (and a rim around them, lifted but not yet clipped) are left out of every level below, and the
         # tile is read from its other arm halves and corner dots when enough of them remain.
         clipped = darkest(grid) >= WASHED_LEVEL
-        middle_washed = self._cell_shares(clipped, 0.18, 0.82)
+        middle_washed = self._cell_shares(clipped, *MIDDLE)
         col = {name: k for k, name in enumerate(self.sampling.regions)}
-        # Cream, redness and what is washed out travel together through one remap.
-        channels = [cream, redness]
-        if clipped.any():
-            channels.append(np.dstack([clipped, cv2.dilate(clipped.view(np.uint8), self._washed_kernel)]))
-        patches = self._patches(np.dstack(channels).astype(np.float32), cx, cy, angle)
+        # Cream, redness, unclipped light (for ratios shade keeps) in one remap: 4 float channels remap fastest.
+        dark = self._lo
+        patches = self._patches(cv2.merge([cream, redness, dark, np.zeros_like(dark)]), cx, cy, angle)
         flat = patches.reshape(100, PATCH * PATCH, -1)
+        if clipped.any():
+            spots, rims = clipped.astype(np.float32), cv2.dilate(clipped.view(np.uint8), self._washed_kernel)
+            washed = self._patches(cv2.merge([spots, rims.astype(np.float32), spots, spots]), cx, cy, angle).reshape(
+                100, PATCH * PATCH, 4)
         suspect = np.zeros((100, len(col)), bool)
         valid = np.ones(flat.shape[:2], np.float32)
         glare_seen = np.zeros(100, bool)
         if clipped.any():
-            clip_share = self.sampling.region_means(flat[..., 2])
+            clip_share = self.sampling.region_means(washed[..., 0])
             # Clipped cream is still cream (an over-exposed picture clips the hub and the waves alike). A
             # tile is under glare where its dark body clips: there the clipped samples and their rim say
             # nothing. A region clipped well beyond its hub may be blank ink washed to cream: not read.
             glared = clip_share[:, col["body"]] > 0.02
-            valid = np.where(glared[:, None], flat[..., 3] < 0.5, True).astype(np.float32)
+            valid = np.where(glared[:, None], washed[..., 1] < 0.5, True).astype(np.float32)
             suspect = clip_share > clip_share[:, col["hub"]][:, None] + WASHED_BEYOND_HUB
             suspect[:, [col["body"], col["hub"]]] = False        # the body is masked above; the hub is cream
             glare_seen = glared | suspect.any(axis=1)
@@ -339,6 +314,12 @@ class TileReader:
         # (a glare spot lifting a blank arm with its flanks), the half is in doubt.
         local = ((means[:, arm_cols] - means[:, flank_cols]) / scale).reshape(100, 2, 4)
         arm_levels = np.where((local > 0.5) == (arm_levels > 0.5), arm_levels, 0.5)
+        # A shadow's edge across a tile darkens a wave toward the body's level, yet it stays several times
+        # brighter than the body beside it (shade keeps ratios; the body is dark ink): a half read blank
+        # that is that much brighter than its flanks is in doubt.
+        lights = self.sampling.region_means(flat[..., 2] * valid) / np.maximum(seen, 1e-3)
+        ratio = (lights[:, arm_cols] / np.maximum(lights[:, flank_cols], 1e-3)).reshape(100, 2, 4)
+        arm_levels = np.where((arm_levels < 0.5) & (ratio > mdl.blank_ratio_max), 0.5, arm_levels)
         arm_kept = kept[:, arm_cols].reshape(100, 2, 4) & kept[:, flank_cols].reshape(100, 2, 4)
         corners = ("nw", "ne", "se", "sw")
         dot_levels = (means[:, [col[f"dot_{k}"] for k in corners]]
@@ -359,7 +340,15 @@ class TileReader:
         dot_margin = np.where(dots_red, (dots - mdl.dot_red_min) / mdl.dot_red_min,
                               (mdl.dot_black_max - dots) / mdl.dot_black_max)
         hue_sure = np.abs(body_red - mdl.redness_split) > mdl.redness_gap
-        colour_ok = hue_sure & ((hue_red & dots_red) | (~hue_red & dots_black))
+        # Blur takes a small dot's contrast away evenly (all four fade) but never makes dots of plain body:
+        # faded dots abstain, and a body far redder than black ink ever reads is red by itself. Dots of which
+        # one is clearly darker than its ring say something covers the tile: no reading from hue alone then.
+        seen_dots = np.where(dot_kept, dot_levels, np.inf).min(axis=1)
+        faded = dots_seen & (dots < mdl.dot_red_min) & (seen_dots > -mdl.dot_dark_max)
+        red_by_hue = hue_red & faded & (body_red > mdl.red_by_hue_min) & ~dots_red
+        # The converse does not hold: blur that fades the dots also pales a red body toward black's hue. Black
+        # is said only where the tile is sharp enough (its hub standing out) for a red tile's dots to show.
+        black_ok = ~hue_red & dots_black & (contrast > mdl.black_contrast_min)
         red = hue_red
 
         # The patch must look like the ideal picture of what was read.
@@ -369,38 +358,67 @@ class TileReader:
         residual = ((np.abs(scaled - ideal)[:, RESIDUAL_INDEX] * weight).sum(axis=1)
                     / np.maximum(weight.sum(axis=1), 1.0))
 
+        # A shadow only darkens: it can take a wave toward blank, never a blank toward wave. Where the light
+        # is dim or a shadow's edge crosses the cell, a blank arm must look clearly blank.
+        light, evenness = self.shade()
+        shaded = (light < mdl.shade_light) | (evenness < mdl.shade_light)
+        blank = (arms[:, None] & np.array(ARM_BITS)) == 0                                   # (100, 4)
+        blank_level = np.where(arm_kept & blank[:, None, :], arm_levels, -np.inf).max(axis=(1, 2))
+        dim_blank = shaded & (blank_level > mdl.blank_in_shade_max)
+
         occluded = (cell_other > mdl.other_max).ravel()
         occupied = middle_body > mdl.occupied_min
-        tile_ok = (occupied & centred & ~occluded & (contrast > mdl.hub_contrast_min) & (arms > 0)
-                   & (arm_margin > mdl.arm_margin) & colour_ok & (residual < mdl.residual_max))
-        crowded = self._overlapping(tile_ok, cx, cy, residual)
+        shaped = (occupied & centred & ~occluded & (contrast > mdl.hub_contrast_min) & (arms > 0)
+                  & (arm_margin > mdl.arm_margin) & ~dim_blank & (residual < mdl.residual_max))
+        sharp = None
+        if (red_by_hue & shaped & hue_sure).any():
+            # Red from the body alone only where the picture is blurred enough to fade a dot: edges wider than
+            # the dot. In a sharp picture a red tile without its dots is a misprint or something over it.
+            sharp = sharpness(grid)
+            if sharp.width <= DOT_FADE * self.sampling.tile.dot_diameter * self.tile_px:
+                red_by_hue[:] = False
+        colour_ok = hue_sure & ((hue_red & (dots_red | red_by_hue)) | black_ok)
+        tile_ok = shaped & colour_ok
+        crowded = overlapping(tile_ok, cx, cy, residual, self.tile_px)
         tile_ok &= ~crowded
         # A neighbour pushed and turned reaches into the middle of a cell; what its outline (as read)
         # explains does not count against the cell being empty.
-        unexplained = not_paper & (self._footprints(tile_ok, cx, cy, angle, grid.shape[:2]) == 0)
-        middle_unexplained = self._cell_shares(unexplained, 0.18, 0.82)
+        unexplained = not_paper & (footprints(tile_ok, cx, cy, angle, self.tile_px, grid.shape[:2]) == 0)
+        middle_unexplained = self._cell_shares(unexplained, *MIDDLE)
         # Empty is said only where a tile would have shown: not under measurable glare, nor where the
         # middle is washed out (a tile there would be paper white too).
         # What is not clipped of a half-washed middle must be clean paper by itself: a tile's lifted ink
         # shows there before the rest clips. (A middle clipped all over shows nothing at all: a tile washed
         # out entirely reads as empty; telling it from clipped paper needs more than one picture.)
         unclipped = np.maximum(1.0 - middle_washed, 0.25)
-        empty = ((middle_unexplained / unclipped < mdl.empty_max) & (middle_other < 0.02)
-                 & (glare.ravel() < mdl.glare_max))
+        clean = (middle_other < 0.02) & (glare.ravel() < mdl.glare_max)
+        empty = (middle_unexplained / unclipped < mdl.empty_max) & clean
+        # Paper in a soft shadow (a hand's, a lamp's) is too dark for the white estimate, which cannot follow a
+        # shadow inside a cell, so it counts as not paper above. Yet its middle ranges little from bright to dark
+        # whatever the shadow's depth, while any ink spans a ratio of several: such a middle, unclipped, is empty.
+        spreads = middle_spread(dark, self.geometry)
+        # A tile washed pale by a reflection is flat too, but keeps a tinge of its ink: paper in shadow is flat
+        # and colourless (no pixel of its middle coloured).
+        tinged = self._cell_shares(self._coloured, *MIDDLE)
+        flat = ((spreads < mdl.flat_spread_max) & (tinged == 0) & (middle_washed == 0) & clean
+                & ~tile_ok & ~empty)
+        empty |= flat
         state = np.where(tile_ok, 1, np.where(empty & ~occluded, 0, 2))
 
-        empty_conf = np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1)
+        empty_conf = np.where(flat, 0.6, np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
         tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
                                                1 - residual / mdl.residual_max]), 0, 1)
         confidence = np.where(state == 0, empty_conf, np.where(state == 1, 0.5 + 0.5 * tile_conf, 0.0))
 
         self.measures = {"body_red": body_red, "dots": dot_levels, "arms": arm_levels, "residual": residual,
                       "contrast": contrast, "middle": middle_body, "other": cell_other,
-                      "glare": glare.ravel()}
+                      "glare": glare.ravel(), "spread": spreads, "arm_margin": arm_margin, "dot_mean": dots,
+                      "arm_bits": arms}
         why: dict[Cell, str] = {}
         for i in np.flatnonzero(state == 2):
             why[CELLS[i]] = ("it overlaps a neighbouring tile as read" if crowded[i] else
-                             _why(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual))
+                             _why(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual,
+                                  dim_blank))
         readout = TileReadout(state.reshape(10, 10), arms.reshape(10, 10), red.reshape(10, 10),
                               confidence.reshape(10, 10).astype(np.float32), occluded.reshape(10, 10),
                               np.stack([cx, cy], axis=-1), angle, why, self.paper_white)
@@ -410,7 +428,7 @@ class TileReader:
             unread = state == 2
             causes = diagnose(unread, occluded, glare.ravel(), light, None, cell_px, mdl.glare_max)
             if len(causes) < int(unread.sum()):
-                sharp = sharpness(grid)
+                sharp = sharp or sharpness(grid)
                 readout.sharpness = sharp.width
                 blur = blur_cause(sharp, self.geometry.px_per_cell, sharp_reference)
                 if blur is not None:
@@ -438,9 +456,10 @@ class TileReader:
         margin = np.where(rescue, clear_blank, margin)
         return (bit * np.array(ARM_BITS)).sum(axis=1), margin.min(axis=1)
 
-    def cell_light(self, grid: np.ndarray) -> CellLight:
-        """How the light falls on each cell of ``grid``, as the last ``normalise`` of it measured (shade
-        and brightness) plus the share clipped white; see ``vision.causes.CellLight``."""
+    def shade(self) -> tuple[np.ndarray, np.ndarray]:
+        """(100,) each cell's light as the last ``normalise`` measured it: the dimmest paper white around its
+        middle as a share of the board's median white, and the dimmest light across the cell and its rim
+        against the brightest (low where a shadow's edge crosses it)."""
         p, m = self.geometry.px_per_cell, self.geometry.margin_px
         q = p / 4
         centres = (m / 4 + (np.arange(10) + 0.5) * q).astype(int)
@@ -451,13 +470,20 @@ class TileReader:
         box = cv2.erode(luma, np.ones((3, 3), np.uint8))[at].ravel()
         five = np.ones((5, 5), np.uint8)
         edge = (cv2.erode(luma, five)[at] / np.maximum(cv2.dilate(luma, five)[at], 1e-3)).ravel()
+        return box.astype(np.float32), edge.astype(np.float32)
+
+    def cell_light(self, grid: np.ndarray) -> CellLight:
+        """How the light falls on each cell of ``grid``, as the last ``normalise`` of it measured (shade
+        and brightness) plus the share clipped white; see ``vision.causes.CellLight``."""
+        box, edge = self.shade()
         paper = box * float(np.mean(self.paper_white + 1.0))
         clipped = self._cell_shares(darkest(grid) >= CLIPPED_LEVEL, 0.0, 1.0)
-        return CellLight(box.astype(np.float32), paper.astype(np.float32), clipped, edge.astype(np.float32))
+        return CellLight(box, paper.astype(np.float32), clipped, edge)
 
 
 def _why(i: int, occluded: np.ndarray, occupied: np.ndarray, contrast: np.ndarray, mdl: ColourModel,
-         arms: np.ndarray, arm_margin: np.ndarray, colour_ok: np.ndarray, residual: np.ndarray) -> str:
+         arms: np.ndarray, arm_margin: np.ndarray, colour_ok: np.ndarray, residual: np.ndarray,
+         dim_blank: np.ndarray) -> str:
     if occluded[i]:
         return "something covers it"
     if not occupied[i]:
@@ -466,6 +492,8 @@ def _why(i: int, occluded: np.ndarray, occupied: np.ndarray, contrast: np.ndarra
         return "no tile pattern found"
     if arm_margin[i] <= mdl.arm_margin:
         return "an arm is neither clearly wave nor blank"
+    if dim_blank[i]:
+        return "in dim or uneven light an arm read blank may be a darkened wave"
     if not colour_ok[i]:
         return "colour cues disagree"
     return "does not look like the piece read"

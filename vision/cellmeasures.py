@@ -1,0 +1,62 @@
+"""Per-cell measures the tile reader decides with beyond a tile's own patch: how far a cell's middle ranges in
+light (paper in shadow against ink), and where read tiles lie against each other (overlaps, footprints)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from thoughtwave.vision.finder import GridGeometry
+
+#: The middle of a cell (shares of a cell) where occupancy is judged: a tile covers it however it was laid.
+MIDDLE = (0.18, 0.82)
+#: The share of a cell's middle left out at each end of its brightness range (``middle_spread``).
+SPREAD_QUANTILE = 0.02
+
+
+def middle_spread(dark: np.ndarray, geometry: GridGeometry) -> np.ndarray:
+    """(100,) how far the middle of each cell ranges in ``dark`` (the light-normalised grid image's darkest
+    channel): its bright end over its dark end (robust quantiles, lightly smoothed against noise). Paper in a
+    soft shadow ranges near 1 whatever the shadow's depth; any ink (a tile's body against its cream) several times."""
+    p, m = geometry.px_per_cell, geometry.margin_px
+    lo, hi = int(round(MIDDLE[0] * p)), int(round(MIDDLE[1] * p))
+    smooth = cv2.blur(dark, (3, 3))
+    rows = (m + np.arange(10)[:, None] * p + np.arange(lo, hi)[None, :]).ravel()
+    block = smooth[np.ix_(rows, rows)].reshape(10, hi - lo, 10, hi - lo).transpose(0, 2, 1, 3).reshape(100, -1)
+    n = block.shape[1]
+    k = int(SPREAD_QUANTILE * n)
+    ordered = np.sort(block, axis=1)        # a few hundred values a cell: sorting beats a two-point partition
+    return ordered[:, n - 1 - k] / np.maximum(ordered[:, k], 1e-3)
+
+
+def overlapping(tiles: np.ndarray, cx: np.ndarray, cy: np.ndarray, residual: np.ndarray, tile_px: float) -> np.ndarray:
+    """(100,) tiles read so close to a neighbour's that the two would overlap (real tiles cannot):
+    of each such pair the one less like its ideal picture is doubt (a "tile" pieced together from
+    the edges of its neighbours, seen through blur)."""
+    ok = tiles.reshape(10, 10)
+    x, y = cx.reshape(10, 10), cy.reshape(10, 10)
+    bad = residual.reshape(10, 10)
+    out = np.zeros((10, 10), bool)
+    # Two squares of side s turned up to 15 degrees cannot have centres closer than ~0.8 s in both axes.
+    limit = 0.8 * tile_px
+    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        a = np.s_[0:10 - dr, max(0, -dc):10 - max(0, dc)]
+        b = np.s_[dr:10, max(0, dc):10 - max(0, -dc)]
+        near = np.maximum(np.abs(x[a] - x[b]), np.abs(y[a] - y[b])) < limit
+        clash = ok[a] & ok[b] & near
+        out[a] |= clash & (bad[a] >= bad[b])
+        out[b] |= clash & (bad[b] > bad[a])
+    return out.ravel()
+
+
+def footprints(tiles: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.ndarray, tile_px: float,
+               shape: tuple[int, int]) -> np.ndarray:
+    """uint8 image: each read tile's outline (a little enlarged for blur) filled with its cell index + 1."""
+    out = np.zeros(shape, np.uint8)
+    half = 0.5 * tile_px * 1.08 + 1
+    square = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+    for i in np.flatnonzero(tiles):
+        c, s = np.cos(angle[i]), np.sin(angle[i])
+        corners = square @ np.array([[c, s], [-s, c]]) + (cx.ravel()[i], cy.ravel()[i])
+        cv2.fillConvexPoly(out, np.rint(corners * 16).astype(np.int32), int(i) + 1, cv2.LINE_8, 4)
+    return out
