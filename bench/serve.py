@@ -212,6 +212,9 @@ def main() -> int:
         client = SseClient(url)
         client.start()
         time.sleep(1.0)
+        warm = time.monotonic() + 30.0      # the first frames: the camera's rate is not yet measured
+        while time.monotonic() < warm and not (client.messages and client.messages[-1][1]["camera"]["fps"]):
+            time.sleep(0.5)
         cpu0, wall0 = proc_cpu_seconds(pid), time.monotonic()
         fps_seen, peak = watch(client, pid, args.seconds)
         cpu = (proc_cpu_seconds(pid) - cpu0) / (time.monotonic() - wall0)
