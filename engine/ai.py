@@ -78,15 +78,17 @@ class Computer:
     opponent's distance worth ``own`` (swung by a sigmoid of the lead) 1/2/13 over 16 (12%: not monotone
     in the lead, a step that takes the lead lost the bonus, so it stayed behind; dropped); pieces to
     spare beyond the distance (capped at 4) weighted 0.3: 5/2/5 (50%), 0.6: 4/3/5 (46%) (dropped);
-    ``norm`` 1 with own 0: 4/6/2 (58%). Most games not won end drawn when the pieces run out: both
+    ``norm`` 1 with own 0: 4/6/2 (58%); on seeds 1100-1105 the old defaults 2/7/3 (46%), norm 1 with own 0
+    5/5/2 (62%), so norm 1 with own 0 became the default (24 games: 9/11/4, 60%, against 5/13/6, 48%).
+    Most games not won end drawn when the pieces run out: both
     sides block, one side's distance passes its pieces in hand.
     """
 
     def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,
                  seed: int | None = None, beam: int = 10, keep: float = 0.1, width: float = 0.1,
                  root_beam: int = 6, plies: int = 12, blocks: int = 12, lead: float | None = None,
-                 own: float = 0.3, exact_threats: bool = True, workers: int | None = None,
-                 norm: float = 0.0) -> None:
+                 own: float = 0.0, exact_threats: bool = True, workers: int | None = None,
+                 norm: float = 1.0) -> None:
         if level not in (1, 2, 3):
             raise ValueError(f"level must be 1, 2 or 3, not {level}")
         self.level = level

@@ -1,22 +1,23 @@
 """The computer's judgement of a position: the connection race, in placements, for one side.
 
-The value is the opponent's connection distance minus the player's (``engine.analysis``: only
-through cells the player's remaining pieces can enter and leave), half a placement for having the
-move, and a won position when the side to move is one placement away. The player's own distance
-also counts on its own (weighted ``own``): without it two players who both value a block as much
-as a step forward block each other until the pieces run out (a draw); with too much of it the
-player races when it is behind and loses. The race can be capped at a lead of ``lead`` placements
-(further ahead, hurting the opponent is worth nothing): measured useful against the greedy player,
-not against one that blocks, so off by default. ``norm`` (a tuning knob, off by default) scales the
-lead by how short the race left is (``NORM_LENGTH`` over the mean distance): the same lead is surer
-near the end, so ahead a step beats a block, and behind a block (a longer race, drawn when the pieces
-run out) beats a step. Two small terms were measured to
-matter against a player who blocks: spare cells on the shortest connections (``width``: a wide front
-survives one block, the two-distance idea of Hex programs) and the pieces kept in hand (``keep``:
-versatile pieces finish waves that bends cannot; running out is how games end drawn). When a player
-is one placement from connecting and the other is to move, the threat is checked exactly: whether
-any placement stops it (a cross both waves need cannot be stopped: it connects both, and the mover
-wins); each winning cell beyond the first counts as a near-win.
+The value is the opponent's connection distance minus the player's (``engine.analysis``: only through
+cells the player's remaining pieces can enter and leave), half a placement for having the move, and a
+won position when the side to move is one placement away. The player's own distance can also count on
+its own (weighted ``own``; 0.3 until ``norm`` replaced it): without either, two players who both value a
+block as much as a step forward block each other until the pieces run out (a draw); with too much of it
+the player races when it is behind and loses. The race can be capped at a lead of ``lead`` placements
+(further ahead, hurting the opponent is worth nothing): measured useful against the greedy player, not
+against one that blocks, so off by default. ``norm`` scales the lead by how short the race left is
+(``NORM_LENGTH`` over the mean distance): the same lead is surer near the end, so ahead a step beats a
+block, and behind a block (a longer race, drawn when the pieces run out) beats a step; with it the own
+term is not needed (measured: norm 1 with own 0 scored 60% of 24 games against the two-ply
+searcher at a fixed budget where own 0.3 without it scored 48%). Two small terms were measured to matter
+against a player who blocks: spare cells on the shortest connections (``width``: a wide front survives
+one block, the two-distance idea of Hex programs) and the pieces kept in hand (``keep``: versatile
+pieces finish waves that bends cannot; running out is how games end drawn). When a player is one
+placement from connecting and the other is to move, the threat is checked exactly: whether any placement
+stops it (a cross both waves need cannot be stopped: it connects both, and the mover wins); each winning
+cell beyond the first counts as a near-win.
 """
 
 from __future__ import annotations
@@ -95,9 +96,9 @@ class Weights:
     keep: float = 0.1
     width: float = 0.1
     lead: float | None = None
-    own: float = 0.3
+    own: float = 0.0
     exact_threats: bool = True
-    norm: float = 0.0
+    norm: float = 1.0
 
 
 class Evaluator:

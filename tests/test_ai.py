@@ -310,5 +310,5 @@ def test_with_the_lead_scaled_by_the_race_left_behind_it_blocks_and_ahead_it_ste
     for mine in range(1, 12):           # and a longer lead is always worth more
         values = [evaluator.race(referee, mine, theirs) for theirs in range(2, 12)]
         assert values == sorted(values)
-    plain = Evaluator(Colour.RED, Weights(own=0.3))       # the default always prefers its own step
+    plain = Evaluator(Colour.RED, Weights(own=0.3, norm=0.0))     # the old evaluation always steps
     assert plain.race(referee, 5, 3) > plain.race(referee, 6, 4)
