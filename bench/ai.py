@@ -48,6 +48,9 @@ def make_player(spec: str, seed: int, knobs: dict) -> Player:
     name, _, seconds_text = spec.partition("@")
     seconds = float(seconds_text) if seconds_text else 1.0
     if name.startswith("L") and name[1:].isdigit():
+        knobs = dict(knobs)
+        if not knobs.pop("clock", True):
+            seconds = None                  # --nodes: the node budget alone bounds the search
         return Computer(level=int(name[1:]), seconds=seconds, seed=seed, **knobs).choose
     if name == "previous":
         return PreviousComputer(level=3, seconds=seconds, seed=seed).choose
@@ -111,11 +114,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, default=2, choices=[1, 2])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=None, help="the computer's search processes")
+    parser.add_argument("--nodes", type=int, default=None,
+                        help="a fixed budget of positions evaluated a move instead of a clock (load-independent "
+                        "A/B comparisons; the time a move is then only reported)")
     parser.add_argument("--set", default="", help="the computer's knobs for tuning, e.g. beam=8,lead=none")
     parser.add_argument("--records", type=Path, default=None,
                         help="write each game the computer did not win to this folder")
     args = parser.parse_args(argv)
     knobs: dict = {} if args.workers is None else {"workers": args.workers}
+    if args.nodes is not None:
+        knobs.update(max_nodes=args.nodes, clock=False)
     for item in filter(None, args.set.split(",")):
         name, _, text = item.partition("=")
         knobs[name] = None if text == "none" else float(text) if "." in text else int(text)

@@ -19,6 +19,12 @@ the demo camera drew (no pixel reading): the figure of everything but recognitio
 tile reader exists. Without it, the real recogniser is used.
 
     .venv/bin/python bench/serve.py --seconds 90
+    .venv/bin/python bench/serve.py --oracle --seconds 60 --thinking     # fps with and without the computer
+
+``--thinking`` watches a second window of ``--seconds`` with the computer thinking beside the companion
+(``bench/thinking.py``: searches of ``--move-seconds`` back to back in their own process, with the search's
+own worker processes, as the companion's worker runs them in a game against the computer) and prints
+the frames per second of both windows.
 """
 
 from __future__ import annotations
@@ -93,6 +99,20 @@ def lay_times(timeline: Timeline, frame_t: float) -> tuple[float, float] | None:
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
+
+
+def watch(client: SseClient, pid: int, seconds: float) -> tuple[list[float], float]:
+    """The camera's frames per second from the latest state message, once a second for ``seconds``,
+    and the peak resident memory (MB) seen meanwhile."""
+    fps: list[float] = []
+    peak = 0.0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        time.sleep(1.0)
+        peak = max(peak, *proc_rss_mb(pid))
+        if client.messages:
+            fps.append(client.messages[-1][1]["camera"]["fps"])
+    return fps, peak
 
 
 def start_subprocess(state_dir: Path, fps: float, resolution: str, camera: str) -> tuple[subprocess.Popen, str]:
@@ -175,6 +195,10 @@ def main() -> int:
     parser.add_argument("--camera", default="demo",
                         help="serve's camera source (default demo; e.g. dir:FRAMES for memory without the renderer)")
     parser.add_argument("--oracle", action="store_true", help="in-process, with a reader that knows the truth")
+    parser.add_argument("--thinking", action="store_true",
+                        help="then watch as long again with the computer thinking beside the companion")
+    parser.add_argument("--move-seconds", type=float, default=4.0, help="with --thinking: seconds a search")
+    parser.add_argument("--workers", type=int, default=None, help="with --thinking: the search's processes")
     args = parser.parse_args()
     timeline = Timeline()
     with tempfile.TemporaryDirectory() as tmp:
@@ -188,17 +212,24 @@ def main() -> int:
         client = SseClient(url)
         client.start()
         time.sleep(1.0)
+        warm = time.monotonic() + 30.0      # the first frames: the camera's rate is not yet measured
+        while time.monotonic() < warm and not (client.messages and client.messages[-1][1]["camera"]["fps"]):
+            time.sleep(0.5)
         cpu0, wall0 = proc_cpu_seconds(pid), time.monotonic()
-        peak = 0.0
-        fps_seen = []
-        end = time.monotonic() + args.seconds
-        while time.monotonic() < end:
-            time.sleep(1.0)
-            rss, hwm = proc_rss_mb(pid)
-            peak = max(peak, rss)
-            if client.messages:
-                fps_seen.append(client.messages[-1][1]["camera"]["fps"])
+        fps_seen, peak = watch(client, pid, args.seconds)
         cpu = (proc_cpu_seconds(pid) - cpu0) / (time.monotonic() - wall0)
+        fps_thinking: list[float] = []
+        thinking_report = ""
+        if args.thinking:
+            thinker = subprocess.Popen([sys.executable, str(ROOT / "bench" / "thinking.py"),
+                                        "--seconds", f"{args.seconds + 2:g}",
+                                        "--move-seconds", f"{args.move_seconds:g}"]
+                                       + ([] if args.workers is None else ["--workers", str(args.workers)]),
+                                       cwd=ROOT, stdout=subprocess.PIPE, text=True)
+            time.sleep(1.0)         # the thinker imports and starts its first search
+            fps_thinking, peak_thinking = watch(client, pid, args.seconds)
+            peak = max(peak, peak_thinking)
+            thinking_report = thinker.communicate(timeout=60)[0].strip()
         rss, hwm = proc_rss_mb(pid)
         client.stop = True
         if process is not None:
@@ -232,7 +263,14 @@ def main() -> int:
         if values:
             print(f"{name:<34} {statistics.median(values):>9.3f} {percentile(values, 0.95):>9.3f} {len(values):>4}")
     if fps_seen:
-        print(f"{'frames per second sustained':<34} {statistics.median(fps_seen):>9.1f}")
+        print(f"{'frames per second sustained':<34} {statistics.median(fps_seen):>9.1f} "
+              f"{percentile(fps_seen, 0.05):>9.1f} {len(fps_seen):>4}   (median, 5th percentile, samples)")
+    if args.thinking:
+        if fps_thinking:
+            print(f"{'fps while the computer thinks':<34} {statistics.median(fps_thinking):>9.1f} "
+                  f"{percentile(fps_thinking, 0.05):>9.1f} {len(fps_thinking):>4}   ({thinking_report})")
+        else:
+            print("fps while the computer thinks: no state messages seen")
     print(f"{'CPU share of one core':<34} {cpu * 100:>8.0f}%")
     print(f"{'resident memory (MB): end / peak':<34} {rss:>9.0f} {max(peak, hwm):>9.0f}")
     print(f"verdicts seen: {verdicts}")

@@ -3,6 +3,9 @@
     .venv/bin/python bench/thinking.py --seconds 70 --workers 2 &
     .venv/bin/python bench/serve.py --seconds 60 --resolution 640x480
 
+or both in one command, fps without then with the computer thinking:
+``bench/serve.py --seconds 45 --resolution 640x480 --thinking --move-seconds 4``.
+
 Searches a middle-game position again and again (``--move-seconds`` each) in one process, with the
 search's own ``--workers`` processes, until ``--seconds`` have passed; prints the searches done.
 """

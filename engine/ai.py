@@ -58,7 +58,7 @@ class Computer:
     (at most ``plies`` deep). ``seconds`` is the time a move (None: no clock); ``max_nodes`` caps the
     positions evaluated (deterministic, for tests). ``seed`` makes the tie-breaking between equal
     moves repeatable. The tuned knobs: ``beam`` (moves searched deeper per position), ``keep``,
-    ``width``, ``lead``, ``own``, ``exact_threats`` (the evaluation's ``Weights``) and ``blocks``
+    ``width``, ``lead``, ``own``, ``exact_threats``, ``norm`` (the evaluation's ``Weights``) and ``blocks``
     (placements beside the opponent's connection tried per position; 0: none). ``workers``: search
     processes at level 3 (``engine.parallel``; default: the cores beyond two, at most two).
 
@@ -71,12 +71,26 @@ class Computer:
     connect 2/3/3. Speed, one search of a 16-placement position with a fixed depth: 2, 3 and 4 plies
     took 123, 424 and 1763 evaluations (0.13, 0.58, 2.0 s) against the previous search's 231, 1038
     and 4226 (0.26, 1.38, 7.2 s), choosing the same moves.
+
+    Trials of 2026-11-23 at a fixed budget (bench/ai.py ``--nodes 1500``, about 1 s a move on a quiet
+    machine, so load-independent; seeds 1000-1005 are the first 12 games of 1000-1007): these defaults
+    5/8/3 over 16 games (56%), 3/6/3 over the first 12 (50%); own 0.3 plus, behind in the race, the
+    opponent's distance worth ``own`` (swung by a sigmoid of the lead) 1/2/13 over 16 (12%: not monotone
+    in the lead, a step that takes the lead lost the bonus, so it stayed behind; dropped); pieces to
+    spare beyond the distance (capped at 4) weighted 0.3: 5/2/5 (50%), 0.6: 4/3/5 (46%) (dropped);
+    ``norm`` 1 with own 0: 4/6/2 (58%); on seeds 1100-1105 the old defaults 2/7/3 (46%), norm 1 with own 0
+    5/5/2 (62%), so norm 1 with own 0 became the default (24 games: 9/11/4, 60%, against 5/13/6, 48%).
+    Then at 1 s a move on seeds 70000-70009 (``bench/ai.py --seconds 1 --games 20 --opponents twoply
+    --seed 70000``, load average 6.6 before, 4.4 after): 5/9/6 (48%); against greedy at the fixed
+    budget, seeds 1000-1004: 9/1/0. Most games not won end drawn when the pieces run out: both
+    sides block, one side's distance passes its pieces in hand.
     """
 
     def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,
                  seed: int | None = None, beam: int = 10, keep: float = 0.1, width: float = 0.1,
                  root_beam: int = 6, plies: int = 12, blocks: int = 12, lead: float | None = None,
-                 own: float = 0.3, exact_threats: bool = True, workers: int | None = None) -> None:
+                 own: float = 0.0, exact_threats: bool = True, workers: int | None = None,
+                 norm: float = 1.0) -> None:
         if level not in (1, 2, 3):
             raise ValueError(f"level must be 1, 2 or 3, not {level}")
         self.level = level
@@ -86,7 +100,8 @@ class Computer:
         self.root_beam = root_beam
         self.plies = plies
         self.blocks = blocks
-        self.weights = Weights(keep=keep, width=width, lead=lead, own=own, exact_threats=exact_threats)
+        self.weights = Weights(keep=keep, width=width, lead=lead, own=own, exact_threats=exact_threats,
+                               norm=norm)
         self.rng = random.Random(seed)
         self.workers = default_workers() if workers is None else max(1, workers)
 

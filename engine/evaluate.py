@@ -1,19 +1,23 @@
 """The computer's judgement of a position: the connection race, in placements, for one side.
 
-The value is the opponent's connection distance minus the player's (``engine.analysis``: only
-through cells the player's remaining pieces can enter and leave), half a placement for having the
-move, and a won position when the side to move is one placement away. The player's own distance
-also counts on its own (weighted ``own``): without it two players who both value a block as much
-as a step forward block each other until the pieces run out (a draw); with too much of it the
-player races when it is behind and loses. The race can be capped at a lead of ``lead`` placements
-(further ahead, hurting the opponent is worth nothing): measured useful against the greedy player,
-not against one that blocks, so off by default. Two small terms were measured to
-matter against a player who blocks: spare cells on the shortest connections (``width``: a wide front
-survives one block, the two-distance idea of Hex programs) and the pieces kept in hand (``keep``:
-versatile pieces finish waves that bends cannot; running out is how games end drawn). When a player
-is one placement from connecting and the other is to move, the threat is checked exactly: whether
-any placement stops it (a cross both waves need cannot be stopped: it connects both, and the mover
-wins); each winning cell beyond the first counts as a near-win.
+The value is the opponent's connection distance minus the player's (``engine.analysis``: only through
+cells the player's remaining pieces can enter and leave), half a placement for having the move, and a
+won position when the side to move is one placement away. The player's own distance can also count on
+its own (weighted ``own``; 0.3 until ``norm`` replaced it): without either, two players who both value a
+block as much as a step forward block each other until the pieces run out (a draw); with too much of it
+the player races when it is behind and loses. The race can be capped at a lead of ``lead`` placements
+(further ahead, hurting the opponent is worth nothing): measured useful against the greedy player, not
+against one that blocks, so off by default. ``norm`` scales the lead by how short the race left is
+(``NORM_LENGTH`` over the mean distance): the same lead is surer near the end, so ahead a step beats a
+block, and behind a block (a longer race, drawn when the pieces run out) beats a step; with it the own
+term is not needed (measured: norm 1 with own 0 scored 60% of 24 games against the two-ply
+searcher at a fixed budget where own 0.3 without it scored 48%). Two small terms were measured to matter
+against a player who blocks: spare cells on the shortest connections (``width``: a wide front survives
+one block, the two-distance idea of Hex programs) and the pieces kept in hand (``keep``: versatile
+pieces finish waves that bends cannot; running out is how games end drawn). When a player is one
+placement from connecting and the other is to move, the threat is checked exactly: whether any placement
+stops it (a cross both waves need cannot be stopped: it connects both, and the mover wins); each winning
+cell beyond the first counts as a near-win.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from thoughtwave.engine.referee import Referee
 WIN = 1000.0
 NO_PATH = 12          # a distance of None counts as this far: a little worse than any real path
 TEMPO = 0.5           # having the move is worth half a placement in the race
+NORM_LENGTH = 8.0     # with ``norm``: the race length (mean of the two distances) where a lead counts as itself
 DOUBLE_THREAT = 4.0   # each winning cell beyond the first, when the opponent has the move
 #: What a piece in hand is worth (times ``keep``): versatile pieces finish waves that bends cannot.
 KIND_VALUE = {Kind.TERMINATOR: 0.5, Kind.BEND: 0.5, Kind.STRAIGHT: 1.0, Kind.JUNCTION: 1.5, Kind.CROSS: 2.5}
@@ -91,8 +96,9 @@ class Weights:
     keep: float = 0.1
     width: float = 0.1
     lead: float | None = None
-    own: float = 0.3
+    own: float = 0.0
     exact_threats: bool = True
+    norm: float = 1.0
 
 
 class Evaluator:
@@ -145,7 +151,12 @@ class Evaluator:
         race = theirs_n - mine_n
         if w.lead is not None and race > w.lead:
             race = w.lead
-        value = race - w.own * mine_n + (TEMPO if to_move is me else -TEMPO)
+        lead = race + (TEMPO if to_move is me else -TEMPO)
+        value = lead - w.own * mine_n
+        if w.norm:
+            # a lead counts for more the shorter the race left: ahead, a step beats a block; behind, a
+            # block (a longer race, a drawn one when the pieces run out) beats a step
+            value += w.norm * lead * (NORM_LENGTH / max(1.0, (mine_n + theirs_n) / 2) - 1.0)
         value += w.keep * (hand_value(ref.inventory[me]) - hand_value(ref.inventory[me.other]))
         # One block stops one threat: a player one placement away on several cells, with the other
         # side to move, is close to winning; when no placement stops them at all, they have won.

@@ -297,3 +297,18 @@ def test_two_search_processes_give_a_legal_move_and_take_a_win():
     assert referee.attempt(choice.move).outcome is Outcome.LEGAL
     referee = red_one_away(black_to_move=False)
     assert referee.attempt(Computer(seconds=None, max_nodes=150, workers=2).choose(referee)).winner is Colour.RED
+
+
+def test_with_the_lead_scaled_by_the_race_left_behind_it_blocks_and_ahead_it_steps():
+    # norm: trading blocks toward a draw beats losing the race; ahead, racing beats drifting to a draw
+    from thoughtwave.engine.evaluate import Evaluator, Weights
+
+    referee = Referee()                 # Red to move; distances (Red's, Black's) given directly
+    evaluator = Evaluator(Colour.RED, Weights(own=0.0, norm=1.0))
+    assert evaluator.race(referee, 6, 4) > evaluator.race(referee, 5, 3)     # behind: block over step
+    assert evaluator.race(referee, 2, 5) > evaluator.race(referee, 3, 6)     # ahead: step over block
+    for mine in range(1, 12):           # and a longer lead is always worth more
+        values = [evaluator.race(referee, mine, theirs) for theirs in range(2, 12)]
+        assert values == sorted(values)
+    plain = Evaluator(Colour.RED, Weights(own=0.3, norm=0.0))     # the old evaluation always steps
+    assert plain.race(referee, 5, 3) > plain.race(referee, 6, 4)
