@@ -3,7 +3,13 @@ publishes (as the display's JSON), and driving the loop frame by frame without i
 
 from __future__ import annotations
 
+import contextlib
+import os
+import subprocess
 from collections.abc import Callable
+from pathlib import Path
+
+import pytest
 
 from thoughtwave.engine import Rules
 from thoughtwave.game import Companion, ScriptedGame, ScriptedSource, Settings, Snapshot, Store
@@ -76,3 +82,25 @@ class Driver:
                 break
             self.companion.process(self.source.read())
         return state(self.companion)
+
+
+@contextlib.contextmanager
+def read_only(path: Path):
+    """``path`` (a file or a directory) read-only for this process: by its mode for an ordinary user; for
+    root, who may write anything, by a read-only bind mount over it (skipped where mounting is not allowed)."""
+    if os.geteuid() != 0:
+        mode = path.stat().st_mode
+        path.chmod(0o555 if path.is_dir() else 0o444)
+        try:
+            yield
+        finally:
+            path.chmod(mode)
+        return
+    done = subprocess.run(["mount", "--bind", str(path), str(path)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"running as root and cannot bind-mount read-only here: {done.stderr.strip()}")
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(path)], check=True, capture_output=True)
+        yield
+    finally:
+        subprocess.run(["umount", str(path)], check=True)

@@ -5,7 +5,6 @@ from a real database (its header overwritten, a b-tree page in the middle of it 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import sqlite3
@@ -14,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from doubles import Driver, scripted
+from doubles import Driver, read_only, scripted
 
 from thoughtwave.engine import Rules
 from thoughtwave.game import Store
@@ -126,28 +125,6 @@ def test_the_store_and_the_check_name_the_same_file(tmp_path):
 
 
 # ---- unwritable ----------------------------------------------------------------------------------------
-
-@contextlib.contextmanager
-def read_only(path: Path):
-    """``path`` (a file or a directory) read-only for this process: by its mode for an ordinary user; for
-    root, who may write anything, by a read-only bind mount over it (skipped where mounting is not allowed)."""
-    if os.geteuid() != 0:
-        mode = path.stat().st_mode
-        path.chmod(0o555 if path.is_dir() else 0o444)
-        try:
-            yield
-        finally:
-            path.chmod(mode)
-        return
-    done = subprocess.run(["mount", "--bind", str(path), str(path)], capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"running as root and cannot bind-mount read-only here: {done.stderr.strip()}")
-    try:
-        subprocess.run(["mount", "-o", "remount,bind,ro", str(path)], check=True, capture_output=True)
-        yield
-    finally:
-        subprocess.run(["umount", str(path)], check=True)
-
 
 @pytest.mark.parametrize("which", ["file", "directory"])
 def test_an_unwritable_database_is_refused_at_start_and_left_as_it_was(tmp_path, moves, which):

@@ -6,14 +6,12 @@ an automatic next game that cannot be stored keeps the current one and shows the
 
 import json
 import logging
-import subprocess
 import tarfile
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pytest
-from doubles import FAST, Driver, scripted, state
+from doubles import FAST, Driver, read_only, scripted, state
 
 from thoughtwave.calibration.profile import Profile, save_profile
 from thoughtwave.cases import UNREADABLE, CaseBook, list_cases, load_case
@@ -209,19 +207,6 @@ def test_a_hand_or_a_moving_board_is_never_kept_only_a_steady_board_with_an_unre
 
 
 # ---- a state directory that cannot be written ----------------------------------------------------------------
-
-@contextmanager
-def read_only(path: Path):
-    """``path`` read-only for root too (a read-only bind mount), else the test is skipped."""
-    done = subprocess.run(["mount", "--bind", str(path), str(path)], capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot bind-mount read-only here: {done.stderr.strip()}")
-    try:
-        subprocess.run(["mount", "-o", "remount,bind,ro", str(path)], check=True, capture_output=True)
-        yield
-    finally:
-        subprocess.run(["umount", str(path)], check=True)
-
 
 def unwritable_game_goes_on(tmp_path: Path, state_dir: Path, image: np.ndarray, caplog, stopping) -> str:
     """An unreadable stall: the case cannot be written, one line is logged, and the game goes on (the next

@@ -3,24 +3,12 @@ evenly over-exposed board (paper and cream clipped, ink dark) still reads."""
 
 import numpy as np
 from test_tiles import grid_image
+from tilefaces import P, centre, face
 
 from thoughtwave.engine.cells import Cell
-from thoughtwave.engine.pieces import Colour, Piece
-from thoughtwave.vision.artwork import BoardLayout, tile_image
-from thoughtwave.vision.finder import BoardFinder
+from thoughtwave.engine.pieces import Colour
 from thoughtwave.vision.reading import CellState
 from thoughtwave.vision.tiles import TileReader
-
-GEOMETRY = BoardFinder().geometry
-P, M = GEOMETRY.px_per_cell, GEOMETRY.margin_px
-
-
-def face(colour: Colour, piece: str) -> np.ndarray:
-    return tile_image(colour, Piece.parse(piece), int(round(BoardLayout().tile_mm * 4.0))).copy()
-
-
-def centre(cell: Cell) -> tuple[float, float]:
-    return M + (cell.col + 0.5) * P, M + (cell.row + 0.5) * P
 
 
 def spot(grid: np.ndarray, x: float, y: float, strength: float, sigma: float) -> np.ndarray:
