@@ -13,6 +13,7 @@ from thoughtwave.calibration.profile import Profile
 from thoughtwave.cases import (
     REPORT,
     UNREADABLE,
+    CaseBook,
     CaseError,
     UnreadableCapture,
     export_cases,
@@ -92,14 +93,22 @@ def test_the_first_unreadable_frames_of_a_game_are_kept_a_few_a_game(tmp_path, t
     cells = {c: CellReading.empty() for c in CELLS} | {Cell.parse("E5"): CellReading.unreadable()}
     stuck, fine = BoardReading(True, cells), BoardReading(True, {c: CellReading.empty() for c in CELLS})
     small = frame[:100, :100]
-    capture = UnreadableCapture(tmp_path, per_game=2, gap_seconds=10)
-    assert capture.offer(0.0, small, fine, board) is None
-    assert capture.offer(1.0, small, stuck, board) is not None
-    assert capture.offer(5.0, small, stuck, board) is None          # the same stall
-    assert capture.offer(20.0, small, stuck, board) is not None
-    assert capture.offer(40.0, small, stuck, board) is None         # two a game
+    capture = UnreadableCapture(per_game=2, gap_seconds=10)
+    book = CaseBook(tmp_path)
+
+    def offer(t: float, reading: BoardReading) -> bool:
+        if not capture.take(t, reading):
+            return False
+        book.save(small, reading, board, UNREADABLE, capture.note(reading))
+        return True
+
+    assert not offer(0.0, fine)
+    assert offer(1.0, stuck)
+    assert not offer(5.0, stuck)          # the same stall
+    assert offer(20.0, stuck)
+    assert not offer(40.0, stuck)         # two a game
     capture.new_game()
-    assert capture.offer(41.0, small, stuck, board) is not None
+    assert offer(41.0, stuck)
     kept = [load_case(p) for p in list_cases(tmp_path)]
     assert [c.kind for c in kept] == [UNREADABLE] * 3 and "E5" in kept[0].note
 

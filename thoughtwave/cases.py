@@ -40,6 +40,7 @@ import cv2
 import numpy as np
 
 from thoughtwave.calibration.profile import ProfileError, load_profile
+from thoughtwave.engine import Cell, Colour, Piece
 from thoughtwave.vision.reading import BoardReading
 
 CASES_DIR = "cases"
@@ -239,11 +240,10 @@ def export_cases(state_dir: Path, out: Path) -> Path:
 class UnreadableCapture:
     """Picks the first frames of a game that have unreadable cells, to keep as cases (``UNREADABLE``): at
     most ``per_game`` a game, and no two within ``gap_seconds`` (one stall is one case, not a film of it).
-    ``take`` decides (cheap: the camera thread calls it for every frame), ``offer`` decides and saves;
+    ``take`` decides (cheap: the camera thread calls it for every frame; ``CaseBook.save`` keeps the frame);
     ``new_game`` when a game starts."""
 
-    def __init__(self, state_dir: Path, per_game: int = 3, gap_seconds: float = 30.0) -> None:
-        self.state_dir = Path(state_dir)
+    def __init__(self, per_game: int = 3, gap_seconds: float = 30.0) -> None:
         self.per_game = per_game
         self.gap_seconds = gap_seconds
         self._saved = 0
@@ -269,16 +269,10 @@ class UnreadableCapture:
         """The note an unreadable case is kept with: ``"unreadable: E5, F6"``."""
         return f"unreadable: {', '.join(str(c) for c in reading.unreadable())}"
 
-    def offer(self, t: float, frame: np.ndarray, reading: BoardReading, board: Mapping[str, str],
-              profile: Any = None) -> Path | None:
-        """Keep this frame as a case if ``take`` says so; its folder, or None."""
-        if not self.take(t, reading):
-            return None
-        return save_case(self.state_dir, frame, reading, board, profile, kind=UNREADABLE, note=self.note(reading))
 
-def board_text(expected: Mapping[Any, tuple[Any, Any]]) -> dict[str, str]:
+def board_text(expected: Mapping[Cell, tuple[Colour, Piece]]) -> dict[str, str]:
     """``{"E5": "red ew"}`` from a table's ``expected()`` (cell -> (colour, piece)), as a case keeps the board."""
-    return {str(cell): f"{getattr(colour, 'value', colour)} {piece}" for cell, (colour, piece) in expected.items()}
+    return {str(cell): f"{colour.value} {piece}" for cell, (colour, piece) in expected.items()}
 
 
 class CaseBook:
@@ -293,7 +287,7 @@ class CaseBook:
         self.folder = cases_dir(self.state_dir)
         self.profile_path = Path(profile_path) if profile_path is not None else None
         self.max_cases, self.max_bytes = max_cases, max_bytes
-        self.capture = UnreadableCapture(self.state_dir, per_game, gap_seconds)
+        self.capture = UnreadableCapture(per_game, gap_seconds)
         self._now = now
 
     def profile(self) -> dict | None:
