@@ -17,7 +17,7 @@ from thoughtwave.game import ControlError, Opponent
 from thoughtwave.game.loop import Reply
 from thoughtwave.game.session import APPLIED, Done
 from thoughtwave.i18n import Text
-from thoughtwave.i18n.phrases import colour_name, kind_plural, side_names
+from thoughtwave.i18n.phrases import colour_name, kind_name_plural, kind_plural, side_names
 from thoughtwave.webui.apierrors import ApiError, refused, text_field
 from thoughtwave.webui.auth import requires_pin
 from thoughtwave.webui.context import web
@@ -28,9 +28,8 @@ from thoughtwave.webui.words import game_summary
 
 bp = Blueprint("control", __name__)
 
-#: A kind's name in the plural, as the handicap messages use it.
-PLURALS = {Kind.TERMINATOR: "terminators", Kind.BEND: "bends", Kind.STRAIGHT: "straights",
-           Kind.JUNCTION: "junctions", Kind.CROSS: "crosses"}
+#: The English the refusals are worded in (a viewer in another language gets them from the phrase).
+ENGLISH = Text("en")
 
 
 def _answer(reply: Reply) -> Response:
@@ -80,20 +79,21 @@ def handicap_from_form(data: dict) -> dict[str, dict[str, int]]:
                 raise refused(400, "pieces-format", f"{field}: {err}.", field=name) from None
         elif isinstance(inventory.get(colour.value), dict):
             counts = {**counts, **inventory[colour.value]}
+        for kind in KINDS:
+            count = counts.get(kind.value)
+            most = START_INVENTORY[kind]
+            kinds = f"{colour.title}'s {kind_name_plural(ENGLISH, kind)}"
+            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+                raise refused(400, "pieces-count",
+                              f"{kinds}: a whole number from 0 to {most}.",
+                              colour=colour, kind=kind, most=most)
+            if count > most:
+                raise refused(400, "pieces-too-many", f"{kinds}: at most {most}.",
+                              colour=colour, kind=kind, most=most)
         unknown = set(counts) - {k.value for k in KINDS}
         if unknown:
             names = ", ".join(sorted(str(u) for u in unknown))
             raise refused(400, "pieces-unknown", f"{field}: {names} is not a kind of piece.", field=name, names=names)
-        for kind in KINDS:
-            count = counts.get(kind.value)
-            most = START_INVENTORY[kind]
-            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-                raise refused(400, "pieces-count",
-                              f"{colour.title}'s {PLURALS[kind]}: a whole number from 0 to {most}.",
-                              colour=colour, kind=kind, most=most)
-            if count > most:
-                raise refused(400, "pieces-too-many", f"{colour.title}'s {PLURALS[kind]}: at most {most}.",
-                              colour=colour, kind=kind, most=most)
         if not any(counts.values()):
             raise refused(400, "pieces-none", f"{field}: a player needs at least one piece.", field=name)
         chosen[colour.value] = counts
