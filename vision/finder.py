@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from thoughtwave.vision.artwork import ARUCO_DICTIONARY, BoardLayout
+from thoughtwave.vision.deblur import Motion, MotionEstimator, deblurred
 
 #: Canonical grid image: pixels per cell and the margin kept around the grid (in cells), so that a
 #: tile pushed 20% off a rim cell is still wholly inside the image.
@@ -83,6 +84,8 @@ class FinderResult:
     moved: bool = False
     markers_seen: tuple[int, ...] = ()
     marker_corners: dict[int, np.ndarray] = field(default_factory=dict)
+    #: The camera's motion blur, when the markers could only be read with it deconvolved (else None).
+    motion: Motion | None = None
 
     @property
     def found(self) -> bool:
@@ -134,17 +137,23 @@ class BoardFinder:
         self._quick = cv2.aruco.ArucoDetector(dictionary, _detector_parameters(QUICK_WINDOWS))
         self._thorough = cv2.aruco.ArucoDetector(dictionary, _detector_parameters(THOROUGH_WINDOWS))
         self._marker_mm = {m.id: np.asarray(m.corners_mm(), np.float64) for m in self.layout.markers}
+        self._motion = MotionEstimator(self._quick, set(self._marker_mm))
         self.last_pose: BoardPose | None = None
         self._remap_cache: tuple[BoardPose, tuple[np.ndarray, np.ndarray]] | None = None
 
     # -- markers ---------------------------------------------------------------------------------
 
+    @staticmethod
+    def _small(grey: np.ndarray) -> tuple[np.ndarray, float]:
+        """The frame scaled down for detection, and the scale."""
+        scale = min(1.0, DETECT_LONG_SIDE / max(grey.shape[:2]))
+        small = grey if scale == 1.0 else cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        return small, scale
+
     def detect_markers(self, image: np.ndarray) -> dict[int, np.ndarray]:
         """Board markers seen in a BGR or grey frame: id -> (4, 2) corners TL, TR, BR, BL in image px."""
         grey = _grey(image)
-        long_side = max(grey.shape[:2])
-        scale = min(1.0, DETECT_LONG_SIDE / long_side)
-        small = grey if scale == 1.0 else cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        small, scale = self._small(grey)
         found = self._detect(self._quick, small, scale)
         if len(found) < RETRY_BELOW:
             found = {**found, **self._detect(self._thorough, small, scale)}
@@ -306,26 +315,49 @@ class BoardFinder:
                 return False
         return True
 
-    def find(self, image: np.ndarray) -> FinderResult:
-        """The board's pose in a frame; updates ``last_pose`` when markers give a fresh one."""
-        grey = _grey(image)
+    def _markers(self, grey: np.ndarray) -> dict[int, np.ndarray]:
         markers = self.detect_markers(grey)
         if len(markers) < len(self._marker_mm):
             # Where to look again for the missing markers: any fit will do for that.
             hint = self.fit_pose(markers, strict=False) or (self.last_pose if markers else None)
             if hint is not None:
                 self._search_missing(grey, markers, hint)
+        return markers
+
+    def _smeared(self, grey: np.ndarray) -> tuple[dict[int, np.ndarray], Motion] | None:
+        """The markers of a frame smeared by a shaken camera, read with its motion blur deconvolved
+        (see ``vision.deblur``), and that blur; None when no blur tried lets markers decode."""
+        small, scale = self._small(grey)
+        _, _, rejected = self._thorough.detectMarkers(small)
+        candidates = [(np.asarray(q, np.float64).reshape(4, 2) + 0.5) / scale - 0.5 for q in rejected]
+        motion = self._motion.estimate(grey, candidates)
+        if motion is None:
+            return None
+        return self._markers(deblurred(grey, motion)), motion
+
+    def find(self, image: np.ndarray) -> FinderResult:
+        """The board's pose in a frame; updates ``last_pose`` when markers give a fresh one. Only when the
+        markers give no pose and no earlier pose can stand in is the frame searched for motion blur."""
+        grey = _grey(image)
+        markers = self._markers(grey)
         pose = self.fit_pose(markers)
+        motion = None
+        if pose is None and (self.last_pose is None or (markers and not self._confirms(self.last_pose, markers))):
+            smeared = self._smeared(grey)
+            if smeared is not None and (sharpened := self.fit_pose(smeared[0])) is not None:
+                (markers, motion), pose = smeared, sharpened
         seen = tuple(sorted(markers))
         if pose is not None:
             last = self.last_pose
             if last is not None and self._shift_cells(last, pose) < STEADY_CELLS:
                 # The same pose up to detection noise: keep the old one, so the warp (and a cached
                 # lens map) stay put and readings do not flicker.
-                return FinderResult(last, reused=False, moved=False, markers_seen=seen, marker_corners=markers)
+                return FinderResult(last, reused=False, moved=False, markers_seen=seen, marker_corners=markers,
+                                    motion=motion)
             moved = last is not None and self._shift_cells(last, pose) > MOVED_CELLS
             self.last_pose = pose
-            return FinderResult(pose, reused=False, moved=moved, markers_seen=seen, marker_corners=markers)
+            return FinderResult(pose, reused=False, moved=moved, markers_seen=seen, marker_corners=markers,
+                                motion=motion)
         if self.last_pose is not None:
             if markers and not self._confirms(self.last_pose, markers):
                 # What little is visible contradicts the last pose: the board moved and cannot be re-found yet.

@@ -139,7 +139,8 @@ class Recognizer:
             readout = None
             if found.pose is not None:
                 grid = self.finder.warp(frame, found.pose)
-                readout = self.reader.read(grid, self._cell_px(found.pose), self.sharp_reference)
+                readout = self.reader.read(grid, self._cell_px(found.pose), self.sharp_reference,
+                                           moved=found.motion is not None)
                 self._keep_sharpness(grid, readout)
                 if not found.reused:
                     self._paper = readout.paper_white

@@ -32,7 +32,7 @@ import numpy as np
 
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.vision.artwork import TILE, TileGeometry
-from thoughtwave.vision.causes import CLIPPED_LEVEL, CellLight, blur_cause, diagnose, sharpness
+from thoughtwave.vision.causes import CLIPPED_LEVEL, Cause, CellLight, blur_cause, diagnose, sharpness
 from thoughtwave.vision.cellmeasures import MIDDLE, footprints, middle_spread, overlapping
 from thoughtwave.vision.channels import brightest, darkest, hue_field
 from thoughtwave.vision.finder import GridGeometry
@@ -253,12 +253,12 @@ class TileReader:
 
     # Step 4 --------------------------------------------------------------------------------------
     def read(self, grid: np.ndarray, cell_px: np.ndarray | None = None,
-             sharp_reference: float | None = None) -> TileReadout:
+             sharp_reference: float | None = None, moved: bool = False) -> TileReadout:
         """Read all 100 cells of a grid image (BGR uint8, ``geometry.size`` square).
 
-        For the causes of unreadable cells (``TileReadout.causes``): ``cell_px`` is each cell's width in
-        the camera's picture (by ``Cell.index``), ``sharp_reference`` the edge width of recent sharp frames
-        (``TileReadout.sharpness``), so that a drop in sharpness shows."""
+        For the causes of unreadable cells (``TileReadout.causes``): ``cell_px`` is each cell's width in the
+        picture (by ``Cell.index``), ``sharp_reference`` the edge width of recent sharp frames (a drop in
+        sharpness shows), ``moved`` that the finder saw motion blur (cells with no other cause are smeared)."""
         mdl = self.model
         norm, glare = self.normalise(grid)
         cream, redness, not_paper, other = self.classes(norm)
@@ -430,7 +430,7 @@ class TileReader:
             if len(causes) < int(unread.sum()):
                 sharp = sharp or sharpness(grid)
                 readout.sharpness = sharp.width
-                blur = blur_cause(sharp, self.geometry.px_per_cell, sharp_reference)
+                blur = Cause.MOTION if moved else blur_cause(sharp, self.geometry.px_per_cell, sharp_reference)
                 if blur is not None:
                     causes = diagnose(unread, occluded, glare.ravel(), light, blur, cell_px, mdl.glare_max)
             readout.causes = causes

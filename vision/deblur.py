@@ -1,0 +1,211 @@
+"""Markers in a frame smeared by a shaken camera: estimate the straight-line motion blur, deconvolve, look again.
+
+A camera (or table) that moves during the exposure smears the picture along one direction. Past about
+5 px the marker bits (4-5 px each on a board a third of the frame wide) run into each other and no
+marker decodes, so the board is lost although its outline is plain to see. The detector still finds
+the markers' dark squares (its rejected candidates); this module:
+
+1. crops the picture around those candidates and, for each straight-line blur in a small set (a length
+   and a direction), deconvolves every crop at once (Wiener, in linear light) and asks the detector
+   which board markers it now decodes: the blur that lets most markers decode wins, then a finer set
+   around it;
+2. deconvolves the whole frame with it once, for the finder to detect the markers again.
+
+The picture the tiles are read from is never the deconvolved one: deconvolution rings, and ringing can
+draw a dot or a wave that is not there. It only tells the finder where the board is; the blur found
+(``Motion``) names the cause of the cells the smeared picture cannot show.
+
+All of it runs only when the ordinary detection found too few markers for a pose, so a sharp frame
+costs nothing. Plain numpy FFTs and OpenCV's ArUco detector: no further library is needed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+#: The blurs tried first: lengths (frame px) and directions (degrees, image x right, y down) ...
+COARSE_LENGTHS = (4.0, 5.5, 7.0, 8.5, 10.0)
+COARSE_ANGLES = tuple(range(0, 180, 15))
+#: ... then around the best of those, these steps either side.
+FINE_LENGTH_STEP = 0.75
+FINE_ANGLE_STEP = 7.5
+#: Wiener's noise-to-signal ratio: low enough to restore a 4-px module, high enough not to amplify the
+#: sensor noise and JPEG blocks into false bits.
+WIENER_NSR = 0.01
+#: The sRGB-like curve undone before deconvolving (the blur happened to light, not to grey levels).
+GAMMA = 2.2
+#: At most this many marker candidates are cropped (the darkest, squarest first) ...
+MAX_CROPS = 24
+#: ... each this many marker sides wide (the marker, its quiet zone and the blur's reach).
+CROP_SIDES = 1.8
+#: Candidates smaller than this share of the largest are not markers.
+MARKER_SHARE = 0.6
+#: Reflected border added to each crop before deconvolving (px).
+CROP_PAD = 16
+#: A blur is taken when it lets at least this many distinct board markers decode in the crops.
+MIN_MARKERS = 2
+
+
+@dataclass(frozen=True)
+class Motion:
+    """A straight-line motion blur: ``length_px`` long in frame pixels, along ``angle_deg`` (0-180,
+    image x right and y down)."""
+
+    length_px: float
+    angle_deg: float
+
+
+def line_psf(length: float, angle_deg: float) -> np.ndarray:
+    """The point spread function of a straight-line motion ``length`` px long along ``angle_deg``:
+    an odd square kernel summing to 1 (an anti-aliased line, so a length between pixels counts)."""
+    n = int(math.ceil(length)) | 1
+    kernel = np.zeros((n, n), np.float32)
+    c = (n - 1) / 2
+    a = math.radians(angle_deg)
+    half = length / 2
+    p0 = (c - half * math.cos(a), c - half * math.sin(a))
+    p1 = (c + half * math.cos(a), c + half * math.sin(a))
+    cv2.line(kernel, (round(p0[0] * 16), round(p0[1] * 16)), (round(p1[0] * 16), round(p1[1] * 16)),
+             1.0, 1, cv2.LINE_AA, 4)
+    return kernel / max(1e-6, float(kernel.sum()))
+
+
+def _psf_spectrum(psf: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """The real FFT of ``psf`` centred at the origin of an image of ``shape``."""
+    padded = np.zeros(shape, np.float32)
+    n = psf.shape[0]
+    padded[:n, :n] = psf
+    return np.fft.rfft2(np.roll(padded, (-(n // 2), -(n // 2)), (0, 1)))
+
+
+def _linear(grey: np.ndarray) -> np.ndarray:
+    return np.power(grey.astype(np.float32) / 255.0, GAMMA)
+
+
+def _to_grey(linear: np.ndarray) -> np.ndarray:
+    return (np.power(np.clip(linear, 0.0, 1.0), 1.0 / GAMMA) * 255.0 + 0.5).astype(np.uint8)
+
+
+def _wiener(spectra: np.ndarray, shape: tuple[int, int], psf: np.ndarray) -> np.ndarray:
+    """Wiener deconvolution of images given by their real FFTs (..., h, w // 2 + 1)."""
+    k = _psf_spectrum(psf, shape)
+    return np.fft.irfft2(spectra * (np.conj(k) / (np.abs(k) ** 2 + WIENER_NSR)), s=shape, axes=(-2, -1))
+
+
+def deblurred(grey: np.ndarray, motion: Motion) -> np.ndarray:
+    """A grey frame (uint8) with ``motion`` deconvolved away (edges padded by reflection)."""
+    pad = int(math.ceil(motion.length_px)) + 8
+    linear = cv2.copyMakeBorder(_linear(grey), pad, pad, pad, pad, cv2.BORDER_REFLECT)
+    out = _wiener(np.fft.rfft2(linear), linear.shape, line_psf(motion.length_px, motion.angle_deg))
+    return _to_grey(out[pad:-pad, pad:-pad])
+
+
+class MotionEstimator:
+    """Finds the motion blur that lets the most board markers decode around the marker candidates.
+
+    ``detector`` is the ArUco detector to decode crops with (run at full resolution), ``marker_ids``
+    the ids that belong to the board (others decoded from ringing do not count)."""
+
+    def __init__(self, detector: cv2.aruco.ArucoDetector, marker_ids: set[int]) -> None:
+        self.detector = detector
+        self.marker_ids = set(marker_ids)
+
+    def crops(self, grey: np.ndarray, candidates: list[np.ndarray]) -> tuple[np.ndarray, int]:
+        """(n, s, s) linear-light crops of ``grey`` around the candidate quads (frame px), and ``s``."""
+        quads = [np.asarray(q, np.float64).reshape(4, 2) for q in candidates]
+        sides = [float(np.mean(np.linalg.norm(np.roll(q, -1, axis=0) - q, axis=1))) for q in quads]
+        squarish = [(q, s) for q, s in zip(quads, sides, strict=True) if s >= 8 and _squarish(q)]
+        if not squarish:
+            return np.zeros((0, 0, 0), np.float32), 0
+        # The markers are the largest squares of the board (1.2 cells; a tile is 0.9): smaller candidates
+        # are bits of tiles and markers.
+        # (The largest of which at least two others are about as large: not the board's outline.)
+        sizes = np.array([s for _, s in squarish])
+        alike = [(s, int(np.sum(np.abs(sizes - s) <= 0.3 * s))) for s in sizes]
+        largest = max((s for s, n in alike if n >= 3), default=float(np.median(sizes)))
+        squarish = [(q, s) for q, s in squarish if s >= MARKER_SHARE * largest]
+        size = int(min(192, math.ceil(CROP_SIDES * largest + 24))) // 2 * 2
+        h, w = grey.shape
+        # Darkest inside first: a marker's black border and bits beat a tile's mid-tone body.
+        scored = []
+        for q, _ in squarish:
+            cx, cy = q.mean(axis=0)
+            x0, y0 = int(round(cx)) - size // 2, int(round(cy)) - size // 2
+            if x0 < 0 or y0 < 0 or x0 + size > w or y0 + size > h:
+                continue
+            inner = grey[y0 + size // 3:y0 + 2 * size // 3, x0 + size // 3:x0 + 2 * size // 3]
+            scored.append((float(inner.mean()), x0, y0))
+        scored.sort()
+        kept, taken = [], []
+        for _, x0, y0 in scored:
+            if any(abs(x0 - a) < size // 3 and abs(y0 - b) < size // 3 for a, b in taken):
+                continue  # the same square found twice
+            taken.append((x0, y0))
+            kept.append(grey[y0:y0 + size, x0:x0 + size])
+            if len(kept) >= MAX_CROPS:
+                break
+        if not kept:
+            return np.zeros((0, 0, 0), np.float32), 0
+        # Reflected borders, so the FFT's wrap-around does not ring into the marker.
+        pad = CROP_PAD
+        return _linear(np.stack([cv2.copyMakeBorder(c, pad, pad, pad, pad, cv2.BORDER_REFLECT) for c in kept])), size
+
+    def score(self, spectra: np.ndarray, size: int, motion: Motion) -> int:
+        """How many distinct board markers decode in the crops with ``motion`` deconvolved."""
+        pad = CROP_PAD
+        full = size + 2 * pad
+        psf = line_psf(motion.length_px, motion.angle_deg)
+        out = _to_grey(_wiener(spectra, (full, full), psf)[:, pad:-pad, pad:-pad])
+        # One detector call over a mosaic of the crops (white between them) is far cheaper than one a crop.
+        n = len(out)
+        cols = int(math.ceil(math.sqrt(n)))
+        rows = int(math.ceil(n / cols))
+        gap = size // 4
+        mosaic = np.full((rows * (size + gap) + gap, cols * (size + gap) + gap), 255, np.uint8)
+        for k, crop in enumerate(out):
+            r, c = divmod(k, cols)
+            y, x = gap + r * (size + gap), gap + c * (size + gap)
+            mosaic[y:y + size, x:x + size] = crop
+        _, ids, _ = self.detector.detectMarkers(mosaic)
+        if ids is None:
+            return 0
+        seen = [int(i) for i in ids.ravel() if int(i) in self.marker_ids]
+        # Two crops decoding the same id: one of them is a false decode; count the id once.
+        return len(set(seen))
+
+    def estimate(self, grey: np.ndarray, candidates: list[np.ndarray]) -> Motion | None:
+        """The motion blur of ``grey`` as the decodable markers tell it, or None when no blur tried
+        lets ``MIN_MARKERS`` board markers decode."""
+        crops, size = self.crops(grey, candidates)
+        if not len(crops):
+            return None
+        spectra = np.fft.rfft2(crops)
+        best, best_score = None, 0
+        for length in COARSE_LENGTHS:
+            for angle in COARSE_ANGLES:
+                motion = Motion(length, float(angle))
+                got = self.score(spectra, size, motion)
+                if got > best_score:
+                    best, best_score = motion, got
+        if best is None:
+            return None
+        centre = best
+        for dl in (-FINE_LENGTH_STEP, 0.0, FINE_LENGTH_STEP):
+            for da in (-FINE_ANGLE_STEP, 0.0, FINE_ANGLE_STEP):
+                if dl == 0.0 and da == 0.0:
+                    continue
+                motion = Motion(max(2.0, centre.length_px + dl), (centre.angle_deg + da) % 180.0)
+                got = self.score(spectra, size, motion)
+                if got > best_score:
+                    best, best_score = motion, got
+        return best if best_score >= MIN_MARKERS else None
+
+
+def _squarish(quad: np.ndarray) -> bool:
+    """A convex quad whose sides differ by at most a factor of two (a square under perspective)."""
+    sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+    return bool(sides.min() > 0.5 * sides.max())
