@@ -7,7 +7,10 @@ centre line): those fix the board along that line but not its tilt across it (a 
 the far side), so, like one marker alone, they can only confirm the last good pose. When too few
 markers are seen (a hand over them) the last good pose is reused, as long as the markers still seen
 agree with it, and ``FinderResult.reused`` says so. A pose that differs from the last one by more
-than a quarter of a cell at any grid corner sets ``moved``.
+than a quarter of a cell at any grid corner sets ``moved``. When the markers give no pose and no
+earlier one can stand in, the frame may be smeared by a shaken camera: the finder then estimates the
+motion blur, looks for the markers in a deconvolved copy (``vision.deblur``) and says so in
+``FinderResult.motion``; a sharp frame never pays for that.
 
 >>> finder = BoardFinder()                                   # doctest: +SKIP
 >>> found = finder.find(frame)                               # doctest: +SKIP
@@ -125,11 +128,12 @@ class BoardFinder:
     """Finds the board in frames, keeping the last good pose between calls.
 
     ``lens`` is an optional ``(camera_matrix, dist_coeffs)`` pair from a calibration profile; with
-    it, marker corners are undistorted before the fit and the warp follows the lens.
+    it, marker corners are undistorted before the fit and the warp follows the lens. ``motion`` estimates
+    the blur of a shaken camera's frame (see ``vision.deblur``; by default from this finder's detector).
     """
 
     def __init__(self, layout: BoardLayout | None = None, geometry: GridGeometry | None = None,
-                 lens: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+                 lens: tuple[np.ndarray, np.ndarray] | None = None, motion: MotionEstimator | None = None) -> None:
         self.layout = layout or BoardLayout()
         self.geometry = geometry or GridGeometry()
         self.lens = None if lens is None else (np.asarray(lens[0], np.float64), np.asarray(lens[1], np.float64))
@@ -137,7 +141,7 @@ class BoardFinder:
         self._quick = cv2.aruco.ArucoDetector(dictionary, _detector_parameters(QUICK_WINDOWS))
         self._thorough = cv2.aruco.ArucoDetector(dictionary, _detector_parameters(THOROUGH_WINDOWS))
         self._marker_mm = {m.id: np.asarray(m.corners_mm(), np.float64) for m in self.layout.markers}
-        self._motion = MotionEstimator(self._quick, set(self._marker_mm))
+        self._motion = motion or MotionEstimator(self._quick, set(self._marker_mm))
         self.last_pose: BoardPose | None = None
         self._remap_cache: tuple[BoardPose, tuple[np.ndarray, np.ndarray]] | None = None
 

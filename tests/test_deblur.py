@@ -1,0 +1,127 @@
+"""A shaken camera: a frame smeared past the point where any marker decodes is still found (its motion blur
+estimated and deconvolved for the finder), its cells read right or unreadable for the motion, never wrong;
+a sharp frame, or one whose last pose stands in, never pays for the search."""
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from thoughtwave.engine.cells import CELLS
+from thoughtwave.synth import Scene, render
+from thoughtwave.synth.camera import Optics, line_kernel
+from thoughtwave.vision.artwork import ARUCO_DICTIONARY
+from thoughtwave.vision.causes import Cause
+from thoughtwave.vision.deblur import Motion, MotionEstimator, deblurred, line_psf
+from thoughtwave.vision.finder import BoardFinder
+from thoughtwave.vision.reading import CellState
+from thoughtwave.vision.recognizer import Recognizer
+
+#: (seed, blur length px, direction degrees) of synthetic frames whose blur leaves no marker pose.
+SMEARED = [(1, 9.0, 37.0), (2, 9.0, 74.0), (6, 7.0, 42.0)]
+
+
+def smeared(seed: int, length: float, angle: float):
+    scene = Scene.random(seed, level="medium", hand=False, resolution=(960, 720))
+    return render(replace(scene, optics=Optics(motion_px=length, motion_angle_deg=angle)))
+
+
+class CountingEstimator(MotionEstimator):
+    """The finder's motion estimator, counting how often the finder asks it."""
+
+    def __init__(self) -> None:
+        finder = BoardFinder()
+        super().__init__(cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(ARUCO_DICTIONARY)),
+                         {m.id for m in finder.layout.markers})
+        self.calls = 0
+
+    def estimate(self, grey, candidates):
+        self.calls += 1
+        return super().estimate(grey, candidates)
+
+
+def angle_apart(a: float, b: float) -> float:
+    d = abs(a - b) % 180.0
+    return min(d, 180.0 - d)
+
+
+def test_the_psf_is_the_synthetic_cameras_line():
+    for length, angle in ((7.0, 37.0), (5.5, 120.0), (9.0, 0.0)):
+        assert np.allclose(line_psf(length, angle), line_kernel(length, angle))
+
+
+def test_deconvolving_the_known_blur_brings_a_marker_back():
+    frame, _ = smeared(1, 9.0, 37.0)
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    finder = BoardFinder()
+    assert finder.fit_pose(finder.detect_markers(grey)) is None
+    assert finder.fit_pose(finder.detect_markers(deblurred(grey, Motion(9.0, 37.0)))) is not None
+
+
+@pytest.mark.parametrize(("seed", "length", "angle"), SMEARED)
+def test_a_smeared_frame_is_found_and_read_right_or_unreadable_for_the_motion(seed, length, angle):
+    frame, truth = smeared(seed, length, angle)
+    plain = BoardFinder()
+    assert plain.fit_pose(plain.detect_markers(frame)) is None, "the ordinary detection must fail here"
+    recognizer = Recognizer()
+    reading = recognizer.read(frame)
+    assert reading.board_found
+    found = BoardFinder().find(frame)          # a fresh finder: the recognizer's has a pose to reuse now
+    assert found.motion is not None
+    assert abs(found.motion.length_px - length) <= 1.5 and angle_apart(found.motion.angle_deg, angle) <= 15
+    # The pose is the one the same scene gives unblurred, within a tenth of a cell at every grid corner.
+    still, _ = smeared(seed, 0.0, angle)
+    sharp_pose = BoardFinder().find(still).pose
+    corners = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]) * 10 * plain.layout.cell_mm
+    corners += np.asarray(plain.layout.grid_origin_mm)
+    shift = np.linalg.norm(found.pose.project(corners) - sharp_pose.project(corners), axis=1)
+    assert shift.max() < 0.1 * plain.cell_px(sharp_pose)
+    expected = truth.board_state()
+    right, wrong, causes = 0, [], set()
+    for cell in CELLS:
+        got = reading.get(cell)
+        if got.state is CellState.UNREADABLE:
+            causes.add(reading.causes.get(cell))
+        elif got.label() == expected.get(str(cell), "empty"):
+            right += 1
+        else:
+            wrong.append(f"{cell}: read {got.label()}, is {expected.get(str(cell), 'empty')}")
+    assert wrong == []
+    assert right >= 60
+    # Every cell it cannot read says why; a smeared frame is never blamed on focus.
+    assert None not in causes and Cause.FOCUS not in causes
+
+
+def test_smeared_cells_name_the_motion():
+    frame, _ = smeared(1, 9.0, 37.0)
+    reading = Recognizer().read(frame)
+    assert Cause.MOTION in set(reading.causes.values())
+
+
+def test_a_sharp_frame_takes_the_normal_path():
+    frame, _ = render(Scene.random(1, level="medium", hand=False, resolution=(960, 720)))
+    estimator = CountingEstimator()
+    finder = BoardFinder(motion=estimator)
+    found = finder.find(frame)
+    assert found.found and found.motion is None
+    assert estimator.calls == 0
+
+
+def test_a_frame_whose_last_pose_stands_in_is_not_searched():
+    sharp, _ = render(Scene.random(1, level="clean", hand=False, resolution=(960, 720)))
+    estimator = CountingEstimator()
+    finder = BoardFinder(motion=estimator)
+    assert finder.find(sharp).found
+    blank = np.full_like(sharp, 200)          # the markers all hidden (a cloth over the board)
+    found = finder.find(blank)
+    assert found.reused and estimator.calls == 0
+
+
+def test_no_board_is_made_up_from_a_smeared_desk():
+    rnd = np.random.default_rng(3)
+    desk = cv2.GaussianBlur(rnd.uniform(0, 255, (720, 960)).astype(np.uint8), (0, 0), 3)
+    desk = cv2.filter2D(desk, -1, line_kernel(8.0, 30.0))
+    estimator = CountingEstimator()
+    found = BoardFinder(motion=estimator).find(cv2.cvtColor(desk, cv2.COLOR_GRAY2BGR))
+    assert not found.found and estimator.calls == 1
