@@ -5,10 +5,10 @@ A camera (or table) that moves during the exposure smears the picture along one 
 marker decodes, so the board is lost although its outline is plain to see. The detector still finds
 the markers' dark squares (its rejected candidates); this module:
 
-1. crops the picture around those candidates and, for each straight-line blur in a small set (a length
-   and a direction), deconvolves every crop at once (Wiener, in linear light) and asks the detector
-   which board markers it now decodes: the blur that lets most markers decode wins, then a finer set
-   around it;
+1. crops the picture around those candidates (or, failing them, the dark squares a threshold finds)
+   and, for each straight-line blur in a small set (a length and a direction), deconvolves every crop
+   at once (Wiener, in linear light) and asks the detector which board markers it now decodes: the
+   blur that lets most markers decode wins, then a finer set around it;
 2. deconvolves the whole frame with it once, for the finder to detect the markers again.
 
 The picture the tiles are read from is never the deconvolved one: deconvolution rings, and ringing can
@@ -42,6 +42,9 @@ GAMMA = 2.2
 MAX_CROPS = 24
 #: ... each this many marker sides wide (the marker, its quiet zone and the blur's reach).
 CROP_SIDES = 1.8
+#: Adaptive-threshold windows (px of the detection copy) and the least area (px²) of a dark square.
+SQUARE_BLOCKS = (15, 31)
+SQUARE_MIN_AREA = 36
 #: Candidates smaller than this share of the largest are not markers.
 MARKER_SHARE = 0.6
 #: Reflected border added to each crop before deconvolving (px).
@@ -203,6 +206,25 @@ class MotionEstimator:
                 if got > best_score:
                     best, best_score = motion, got
         return best if best_score >= MIN_MARKERS else None
+
+
+def dark_squares(small: np.ndarray, scale: float) -> list[np.ndarray]:
+    """Quads (frame px) around the dark, nearly square blobs of a grey frame downscaled by ``scale``: where
+    smeared markers may be. (The detector's own candidates miss many: blur rounds a marker's corners.)"""
+    out = []
+    for block in SQUARE_BLOCKS:
+        mask = cv2.adaptiveThreshold(small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 7)
+        contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        for contour in contours:
+            area = cv2.contourArea(contour)
+            if area < SQUARE_MIN_AREA:
+                continue
+            rect = cv2.minAreaRect(contour)
+            w, h = rect[1]
+            if min(w, h) < 0.6 * max(w, h) or area < 0.6 * w * h:
+                continue  # long, or far from filling its box: no square
+            out.append((cv2.boxPoints(rect).astype(np.float64) + 0.5) / scale - 0.5)
+    return out
 
 
 def _squarish(quad: np.ndarray) -> bool:

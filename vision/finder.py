@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from thoughtwave.vision.artwork import ARUCO_DICTIONARY, BoardLayout
-from thoughtwave.vision.deblur import Motion, MotionEstimator, deblurred
+from thoughtwave.vision.deblur import Motion, MotionEstimator, dark_squares, deblurred
 
 #: Canonical grid image: pixels per cell and the margin kept around the grid (in cells), so that a
 #: tile pushed 20% off a rim cell is still wholly inside the image.
@@ -328,16 +328,22 @@ class BoardFinder:
                 self._search_missing(grey, markers, hint)
         return markers
 
-    def _smeared(self, grey: np.ndarray) -> tuple[dict[int, np.ndarray], Motion] | None:
-        """The markers of a frame smeared by a shaken camera, read with its motion blur deconvolved
-        (see ``vision.deblur``), and that blur; None when no blur tried lets markers decode."""
+    def _smeared(self, grey: np.ndarray) -> tuple[dict[int, np.ndarray], Motion, BoardPose] | None:
+        """The markers of a frame smeared by a shaken camera, read with its motion blur deconvolved (see
+        ``vision.deblur``), that blur and the pose; None when no blur found lets the markers give a pose."""
         small, scale = self._small(grey)
         _, _, rejected = self._thorough.detectMarkers(small)
-        candidates = [(np.asarray(q, np.float64).reshape(4, 2) + 0.5) / scale - 0.5 for q in rejected]
-        motion = self._motion.estimate(grey, candidates)
-        if motion is None:
-            return None
-        return self._markers(deblurred(grey, motion)), motion
+        # The detector's candidates first; blur rounds a marker's corners, so a threshold's dark squares next.
+        for candidates in ([(np.asarray(q, np.float64).reshape(4, 2) + 0.5) / scale - 0.5 for q in rejected],
+                           dark_squares(small, scale)):
+            motion = self._motion.estimate(grey, candidates)
+            if motion is None:
+                continue
+            markers = self._markers(deblurred(grey, motion))
+            pose = self.fit_pose(markers)
+            if pose is not None:
+                return markers, motion, pose
+        return None
 
     def find(self, image: np.ndarray) -> FinderResult:
         """The board's pose in a frame; updates ``last_pose`` when markers give a fresh one. Only when the
@@ -348,8 +354,8 @@ class BoardFinder:
         motion = None
         if pose is None and (self.last_pose is None or (markers and not self._confirms(self.last_pose, markers))):
             smeared = self._smeared(grey)
-            if smeared is not None and (sharpened := self.fit_pose(smeared[0])) is not None:
-                (markers, motion), pose = smeared, sharpened
+            if smeared is not None:
+                markers, motion, pose = smeared
         seen = tuple(sorted(markers))
         if pose is not None:
             last = self.last_pose
