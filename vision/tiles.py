@@ -256,9 +256,8 @@ class TileReader:
              sharp_reference: float | None = None, moved: bool = False) -> TileReadout:
         """Read all 100 cells of a grid image (BGR uint8, ``geometry.size`` square).
 
-        For the causes of unreadable cells (``TileReadout.causes``): ``cell_px`` is each cell's width in the
-        picture (by ``Cell.index``), ``sharp_reference`` the edge width of recent sharp frames (a drop in
-        sharpness shows), ``moved`` that the finder saw motion blur (cells with no other cause are smeared)."""
+        For the causes of unreadable cells (``TileReadout.causes``): ``cell_px`` each cell's width in the picture
+        (by ``Cell.index``), ``sharp_reference`` recent sharp frames' edge width, ``moved`` the finder saw motion."""
         mdl = self.model
         norm, glare = self.normalise(grid)
         cream, redness, not_paper, other = self.classes(norm)
@@ -423,14 +422,15 @@ class TileReader:
                               confidence.reshape(10, 10).astype(np.float32), occluded.reshape(10, 10),
                               np.stack([cx, cy], axis=-1), angle, why, self.paper_white)
         if why:
-            # Hands, glare, shadow and size first; the sharpness (a few ms) only for cells they leave.
+            # Hands, glare, shadow, then measured motion (it smears every cell) or size; sharpness only if cells remain.
             light = self.cell_light(grid)
             unread = state == 2
-            causes = diagnose(unread, occluded, glare.ravel(), light, None, cell_px, mdl.glare_max)
-            if len(causes) < int(unread.sum()):
+            causes = diagnose(unread, occluded, glare.ravel(), light, Cause.MOTION if moved else None,
+                              None if moved else cell_px, mdl.glare_max)
+            if len(causes) < int(unread.sum()) and not moved:
                 sharp = sharp or sharpness(grid)
                 readout.sharpness = sharp.width
-                blur = Cause.MOTION if moved else blur_cause(sharp, self.geometry.px_per_cell, sharp_reference)
+                blur = blur_cause(sharp, self.geometry.px_per_cell, sharp_reference)
                 if blur is not None:
                     causes = diagnose(unread, occluded, glare.ravel(), light, blur, cell_px, mdl.glare_max)
             readout.causes = causes
