@@ -49,6 +49,8 @@ SQUARE_MIN_AREA = 36
 MARKER_SHARE = 0.6
 #: Reflected border added to each crop before deconvolving (px).
 CROP_PAD = 16
+#: The coarse search stops at a blur that lets this many markers decode (or every crop).
+ENOUGH_MARKERS = 4
 #: A blur is taken when it lets at least this many distinct board markers decode in the crops.
 MIN_MARKERS = 2
 
@@ -188,12 +190,12 @@ class MotionEstimator:
             return None
         spectra = np.fft.rfft2(crops)
         best, best_score = None, 0
-        for length in COARSE_LENGTHS:
-            for angle in COARSE_ANGLES:
-                motion = Motion(length, float(angle))
-                got = self.score(spectra, size, motion)
-                if got > best_score:
-                    best, best_score = motion, got
+        for motion in (Motion(length, float(angle)) for length in COARSE_LENGTHS for angle in COARSE_ANGLES):
+            got = self.score(spectra, size, motion)
+            if got > best_score:
+                best, best_score = motion, got
+            if best_score >= min(ENOUGH_MARKERS, len(crops)):
+                break  # near enough: the finer set around it does the rest
         if best is None:
             return None
         centre = best
