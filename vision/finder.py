@@ -310,9 +310,10 @@ class BoardFinder:
         shift = np.linalg.norm(old.project(corners) - new.project(corners), axis=1)
         return float(np.max(shift) / self.cell_px(new))
 
-    def _confirms(self, pose: BoardPose, markers: dict[int, np.ndarray]) -> bool:
-        """Whether the markers seen sit where ``pose`` says they should (within a fifth of a cell)."""
-        tolerance = 0.2 * self.cell_px(pose)
+    def _confirms(self, pose: BoardPose, markers: dict[int, np.ndarray], slack_px: float = 0.0) -> bool:
+        """Whether the markers seen sit where ``pose`` says they should (within a fifth of a cell, and
+        ``slack_px`` more: a motion blur drags a corner by up to half its length)."""
+        tolerance = 0.2 * self.cell_px(pose) + slack_px
         for marker_id, quad in markers.items():
             expected = pose.project(self._marker_mm[marker_id])
             if np.max(np.linalg.norm(expected - self._undistort(quad), axis=1)) > tolerance:
@@ -328,9 +329,11 @@ class BoardFinder:
                 self._search_missing(grey, markers, hint)
         return markers
 
-    def _smeared(self, grey: np.ndarray) -> tuple[dict[int, np.ndarray], Motion, BoardPose] | None:
+    def _smeared(self, grey: np.ndarray,
+                 seen: dict[int, np.ndarray]) -> tuple[dict[int, np.ndarray], Motion, BoardPose] | None:
         """The markers of a frame smeared by a shaken camera, read with its motion blur deconvolved (see
-        ``vision.deblur``), that blur and the pose; None when no blur found lets the markers give a pose."""
+        ``vision.deblur``), that blur and the pose; None when no blur found lets the markers give a pose that
+        the markers ``seen`` without deconvolving agree with."""
         small, scale = self._small(grey)
         _, _, rejected = self._thorough.detectMarkers(small)
         # The detector's candidates first; blur rounds a marker's corners, so a threshold's dark squares next.
@@ -341,7 +344,7 @@ class BoardFinder:
                 continue
             markers = self._markers(deblurred(grey, motion))
             pose = self.fit_pose(markers)
-            if pose is not None:
+            if pose is not None and self._confirms(pose, seen, motion.length_px / 2):
                 return markers, motion, pose
         return None
 
@@ -353,7 +356,7 @@ class BoardFinder:
         pose = self.fit_pose(markers)
         motion = None
         if pose is None and (self.last_pose is None or (markers and not self._confirms(self.last_pose, markers))):
-            smeared = self._smeared(grey)
+            smeared = self._smeared(grey, markers)
             if smeared is not None:
                 markers, motion, pose = smeared
         seen = tuple(sorted(markers))
