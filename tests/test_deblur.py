@@ -14,7 +14,7 @@ from thoughtwave.synth.camera import Optics, line_kernel
 from thoughtwave.vision.artwork import ARUCO_DICTIONARY
 from thoughtwave.vision.causes import Cause
 from thoughtwave.vision.deblur import Motion, MotionEstimator, deblurred, line_psf
-from thoughtwave.vision.finder import BoardFinder
+from thoughtwave.vision.finder import SMEAR_PAUSE_FRAMES, BoardFinder
 from thoughtwave.vision.reading import CellState
 from thoughtwave.vision.recognizer import Recognizer
 from thoughtwave.vision.tiles import TileReader
@@ -137,3 +137,19 @@ def test_no_board_is_made_up_from_a_smeared_desk():
     estimator = CountingEstimator()
     found = BoardFinder(motion=estimator).find(cv2.cvtColor(desk, cv2.COLOR_GRAY2BGR))
     assert not found.found and estimator.calls >= 1
+
+
+def test_a_failed_search_is_not_repeated_on_the_next_frames():
+    rnd = np.random.default_rng(4)
+    desk = cv2.cvtColor(cv2.GaussianBlur(rnd.uniform(0, 255, (480, 640)).astype(np.uint8), (0, 0), 3),
+                        cv2.COLOR_GRAY2BGR)
+    estimator = CountingEstimator()
+    finder = BoardFinder(motion=estimator)
+    assert not finder.find(desk).found
+    first = estimator.calls
+    assert first >= 1
+    for _ in range(SMEAR_PAUSE_FRAMES):
+        assert not finder.find(desk).found
+    assert estimator.calls == first
+    finder.find(desk)
+    assert estimator.calls > first

@@ -118,6 +118,9 @@ QUICK_WINDOWS = (13, 13, 10)
 THOROUGH_WINDOWS = (5, 25, 10)
 #: The thorough retry runs when the quick pass finds fewer markers than this.
 RETRY_BELOW = 4
+#: A search for motion blur that found no board (0.1-1.5 s on a cluttered frame) is not tried again for this
+#: many frames: a table with no board on it must not slow every frame down.
+SMEAR_PAUSE_FRAMES = 4
 
 
 def _grey(image: np.ndarray) -> np.ndarray:
@@ -142,6 +145,7 @@ class BoardFinder:
         self._thorough = cv2.aruco.ArucoDetector(dictionary, _detector_parameters(THOROUGH_WINDOWS))
         self._marker_mm = {m.id: np.asarray(m.corners_mm(), np.float64) for m in self.layout.markers}
         self._motion = motion or MotionEstimator(self._quick, set(self._marker_mm))
+        self._smear_pause = 0    # frames left before a failed motion-blur search may run again
         self.last_pose: BoardPose | None = None
         self._remap_cache: tuple[BoardPose, tuple[np.ndarray, np.ndarray]] | None = None
 
@@ -356,9 +360,12 @@ class BoardFinder:
         pose = self.fit_pose(markers)
         motion = None
         if pose is None and (self.last_pose is None or (markers and not self._confirms(self.last_pose, markers))):
-            smeared = self._smeared(grey, markers)
-            if smeared is not None:
+            if self._smear_pause > 0:
+                self._smear_pause -= 1
+            elif (smeared := self._smeared(grey, markers)) is not None:
                 markers, motion, pose = smeared
+            else:
+                self._smear_pause = SMEAR_PAUSE_FRAMES
         seen = tuple(sorted(markers))
         if pose is not None:
             last = self.last_pose
