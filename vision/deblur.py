@@ -40,8 +40,10 @@ WIENER_NSR = 0.01
 GAMMA = 2.2
 #: At most this many marker candidates are cropped (the darkest, squarest first) ...
 MAX_CROPS = 24
-#: ... each this many marker sides wide (the marker, its quiet zone and the blur's reach).
+#: ... each this many marker sides wide (the marker, its quiet zone and the blur's reach), 24 px more, and
+#: at most ``MAX_CROP_PX``.
 CROP_SIDES = 1.8
+MAX_CROP_PX = 192
 #: Adaptive-threshold windows (px of the detection copy) and the least area (px²) of a dark square.
 SQUARE_BLOCKS = (15, 31)
 SQUARE_MIN_AREA = 36
@@ -126,14 +128,14 @@ class MotionEstimator:
         squarish = [(q, s) for q, s in zip(quads, sides, strict=True) if s >= 8 and _squarish(q)]
         if not squarish:
             return np.zeros((0, 0, 0), np.float32), 0
-        # The markers are the largest squares of the board (1.2 cells; a tile is 0.9): smaller candidates
-        # are bits of tiles and markers.
-        # (The largest of which at least two others are about as large: not the board's outline.)
+        # The markers are the largest squares on the board (1.2 cells, larger than a tile): smaller candidates
+        # are bits of tiles and markers. The largest of which two others at least are about as large: one
+        # square larger than all (the board's outline) is no marker.
         sizes = np.array([s for _, s in squarish])
         alike = [(s, int(np.sum(np.abs(sizes - s) <= 0.3 * s))) for s in sizes]
         largest = max((s for s, n in alike if n >= 3), default=float(np.median(sizes)))
         squarish = [(q, s) for q, s in squarish if s >= MARKER_SHARE * largest]
-        size = int(min(192, math.ceil(CROP_SIDES * largest + 24))) // 2 * 2
+        size = int(min(MAX_CROP_PX, math.ceil(CROP_SIDES * largest + 24))) // 2 * 2
         h, w = grey.shape
         # Darkest inside first: a marker's black border and bits beat a tile's mid-tone body.
         scored = []
