@@ -81,3 +81,20 @@ def test_several_unreadable_cells_say_each_cause_with_its_cells():
     assert banner["cells"] == ["E5", "F5", "A1", "J9"]
     assert banner["text"] == ("Glare on E5, F5: tilt the lamp or the board; A1 is in shadow: move what casts it or "
                               "add light; Can't read J9: clear anything covering it or check the light")
+
+
+def test_cells_that_look_like_no_piece_are_worded_together_in_each_language():
+    from thoughtwave.engine.cells import Cell
+    from thoughtwave.i18n import Text
+    from thoughtwave.i18n.phrases import say
+    from thoughtwave.vision.causes import Cause, cause_message
+
+    flags = [_flag("unreadable", c, str(cause_message(Cause.UNCLEAR, Cell.parse(c)))) | {"cause": "unclear"}
+             for c in ("E5", "F5")]
+    [banner] = flag_banners(flags, new_game=False)
+    assert banner["text"] == ("E5, F5 look like neither empty cells nor whole tiles: lay their tiles flat or clear "
+                              "what is on them")
+    [french] = flag_banners(flags, new_game=False, t=Text("fr"))
+    assert french["text"].startswith("Les cases E5, F5 ne ressemblent ni")
+    one = cause_message(Cause.UNCLEAR, Cell.parse("E5"))
+    assert say(Text("de"), one.phrase).startswith("Feld E5 sieht weder")

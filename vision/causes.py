@@ -4,8 +4,10 @@ The reader says ``unreadable`` rather than guess; this module names the cause it
 a player would fix them: something covers the cell (``HAND``), a reflection washes it out (``GLARE``),
 it lies in shadow or the light is too dim (``SHADOW``), the picture is smeared by a shaken camera or
 table (``MOTION``) or out of focus (``FOCUS``), the cell is too few pixels in the picture (``SMALL``),
-or it reads differently from frame to frame (``UNSTEADY``, decided by the stabiliser over time).
-``None`` means the reader sees no cause: the old message ("can't read E5: ...") is used.
+it reads differently from frame to frame (``UNSTEADY``, decided by the stabiliser over time), or, when
+none of those shows, the cell looks like neither clean paper nor a whole tile (``UNCLEAR``: a tile lifted,
+pushed or covered in part, or a soft mark on the paper). ``explain`` gives every unreadable cell one of them;
+``None`` (a caller that never asked) keeps the old message ("can't read E5: ...").
 
 Everything here is measured only when a frame has an unreadable cell, so a good frame costs nothing.
 
@@ -17,6 +19,7 @@ Everything here is measured only when a frame has an unreadable cell, so a good 
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -36,6 +39,7 @@ class Cause(enum.StrEnum):
     FOCUS = "focus"
     SMALL = "small"
     UNSTEADY = "unsteady"
+    UNCLEAR = "unclear"
 
 
 _MESSAGES = {
@@ -46,6 +50,7 @@ _MESSAGES = {
     Cause.FOCUS: "{cell} is blurred: focus the camera on the board",
     Cause.SMALL: "{cell} is too small in the picture: lower the camera or raise its resolution",
     Cause.UNSTEADY: "{cell} reads differently from frame to frame: keep hands and shadows off it",
+    Cause.UNCLEAR: "{cell} looks like neither an empty cell nor a whole tile: lay its tile flat or clear what is on it",
 }
 
 
@@ -75,6 +80,16 @@ BLUR_WIDTH = 0.16
 BLUR_DROP = 1.6
 #: Edges this one-sided (0 the same in every direction, 1 along one direction only) are motion blur.
 MOTION_ANISOTROPY = 0.7
+#: Edges wider than this share of a cell blur a small dot or a thin blank enough to leave a cell in doubt,
+#: though the rest of the board reads (about 3.8 px at 32 px a cell; sharp frames measure 2-3.5 px): a
+#: cell no other cause explains is then named blurred.
+SOFT_BLUR_WIDTH = 0.12
+#: A cell no other cause explains whose middle spans less than this from its bright to its dark end and
+#: shows no colour holds no ink: a soft shade (a hand's or a lamp's, softer than ``SHADOW_EDGE`` sees)
+#: or a grey object darkens it.
+SOFT_SPREAD = 2.3
+#: ... and one whose paper is this much brighter than the board's median white lies in the lamp's sheen.
+SHEEN_LIGHT = 1.18
 #: Cells narrower than this in the camera's picture (px) are too small to read surely (calibration's
 #: check wants the same: ``calibration.checks`` takes it from here).
 GOOD_CELL_PX = 28.0
@@ -135,12 +150,13 @@ class CellLight:
     evenness: np.ndarray
 
 
-def blur_cause(sharp: Sharpness | None, px_per_cell: int, reference: float | None = None) -> Cause | None:
-    """``MOTION`` or ``FOCUS`` when the grid image is blurred (absolutely, or against ``reference``,
-    the edge width of recent sharp frames), else None."""
+def blur_cause(sharp: Sharpness | None, px_per_cell: int, reference: float | None = None,
+               limit: float = BLUR_WIDTH) -> Cause | None:
+    """``MOTION`` or ``FOCUS`` when the grid image is blurred (edges wider than ``limit`` of a cell, or
+    against ``reference``, the edge width of recent sharp frames), else None."""
     if sharp is None:
         return None
-    blurred = sharp.width > BLUR_WIDTH * px_per_cell or (reference is not None and sharp.width > BLUR_DROP * reference)
+    blurred = sharp.width > limit * px_per_cell or (reference is not None and sharp.width > BLUR_DROP * reference)
     if not blurred:
         return None
     return Cause.MOTION if sharp.anisotropy > MOTION_ANISOTROPY else Cause.FOCUS
@@ -148,10 +164,10 @@ def blur_cause(sharp: Sharpness | None, px_per_cell: int, reference: float | Non
 
 def diagnose(unreadable: np.ndarray, occluded: np.ndarray, glare: np.ndarray, light: CellLight,
              blur: Cause | None = None, cell_px: np.ndarray | None = None,
-             glare_max: float = 1.10) -> dict[Cell, Cause]:
+             glare_max: float = 1.10, plain: np.ndarray | None = None) -> dict[Cell, Cause]:
     """The cause of each unreadable cell (arrays of 100 by ``Cell.index``; ``glare`` the reader's white
-    against its neighbourhood, ``cell_px`` each cell's width in the camera's picture); cells with no
-    visible cause are left out."""
+    against its neighbourhood, ``cell_px`` each cell's width in the camera's picture, ``plain`` whether
+    its middle holds no ink: an even, colourless middle); cells with no visible cause are left out."""
     out: dict[Cell, Cause] = {}
     # A hand covers cells in part beyond those it hides, and shades the ones beside them.
     beside = cv2.dilate(np.asarray(occluded, np.uint8).reshape(10, 10), np.ones((3, 3), np.uint8)).ravel() > 0
@@ -173,10 +189,38 @@ def diagnose(unreadable: np.ndarray, occluded: np.ndarray, glare: np.ndarray, li
             cause = Cause.SMALL
         elif blur is not None:
             cause = blur
+        elif plain is not None and plain[i] and light.light[i] < SHEEN_LIGHT:
+            cause = Cause.SHADOW
+        elif light.light[i] >= SHEEN_LIGHT:
+            cause = Cause.GLARE
         else:
             continue
         out[CELLS[i]] = cause
     return out
+
+
+def explain(unreadable: np.ndarray, occluded: np.ndarray, glare: np.ndarray, light: CellLight, *,
+            glare_max: float, cell_px: np.ndarray | None, moved: bool, measure: Callable[[], Sharpness],
+            px_per_cell: int, reference: float | None = None,
+            plain: np.ndarray | None = None) -> tuple[dict[Cell, Cause], Sharpness | None]:
+    """A cause for EVERY unreadable cell (see ``diagnose``), and the grid image's sharpness when it was
+    measured (``measure`` is called only when some cell is not explained by hands, light or size).
+
+    ``moved``: the finder saw the camera move (every cell smeared, so not judged small either). A cell
+    still unexplained is named blurred when the picture is a little soft (``SOFT_BLUR_WIDTH``), else
+    ``UNCLEAR``."""
+    causes = diagnose(unreadable, occluded, glare, light, Cause.MOTION if moved else None,
+                      None if moved else cell_px, glare_max, plain)
+    sharp = None
+    if len(causes) < int(np.count_nonzero(unreadable)) and not moved:
+        sharp = measure()
+        blur = blur_cause(sharp, px_per_cell, reference)
+        if blur is not None:
+            causes = diagnose(unreadable, occluded, glare, light, blur, cell_px, glare_max, plain)
+    soft = blur_cause(sharp, px_per_cell, None, SOFT_BLUR_WIDTH) or Cause.UNCLEAR
+    for i in np.flatnonzero(unreadable):
+        causes.setdefault(CELLS[i], soft)
+    return causes, sharp
 
 
 def cell_sizes(corners_px: np.ndarray) -> np.ndarray:

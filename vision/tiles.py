@@ -32,7 +32,7 @@ import numpy as np
 
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.vision.artwork import TILE, TileGeometry
-from thoughtwave.vision.causes import CLIPPED_LEVEL, Cause, CellLight, blur_cause, diagnose, sharpness
+from thoughtwave.vision.causes import CLIPPED_LEVEL, SOFT_SPREAD, CellLight, explain, sharpness
 from thoughtwave.vision.cellmeasures import MIDDLE, footprints, middle_spread, overlapping
 from thoughtwave.vision.channels import brightest, darkest, hue_field
 from thoughtwave.vision.finder import GridGeometry
@@ -423,17 +423,11 @@ class TileReader:
                               np.stack([cx, cy], axis=-1), angle, why, self.paper_white)
         if why:
             # Hands, glare, shadow, then measured motion (it smears every cell) or size; sharpness only if cells remain.
-            light = self.cell_light(grid)
-            unread = state == 2
-            causes = diagnose(unread, occluded, glare.ravel(), light, Cause.MOTION if moved else None,
-                              None if moved else cell_px, mdl.glare_max)
-            if len(causes) < int(unread.sum()) and not moved:
-                sharp = sharp or sharpness(grid)
-                readout.sharpness = sharp.width
-                blur = blur_cause(sharp, self.geometry.px_per_cell, sharp_reference)
-                if blur is not None:
-                    causes = diagnose(unread, occluded, glare.ravel(), light, blur, cell_px, mdl.glare_max)
-            readout.causes = causes
+            readout.causes, measured = explain(
+                state == 2, occluded, glare.ravel(), self.cell_light(grid), glare_max=mdl.glare_max, cell_px=cell_px,
+                moved=moved, measure=lambda: sharp or sharpness(grid), px_per_cell=self.geometry.px_per_cell,
+                reference=sharp_reference, plain=(spreads < SOFT_SPREAD) & (tinged == 0))
+            readout.sharpness = measured.width if measured is not None else None
         return readout
 
     def _arms(self, levels: np.ndarray, kept: np.ndarray, glare: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -270,6 +270,9 @@ _SAY: dict[str, Callable[[Text, dict], str]] = {
         "%(cell)s is too small in the picture: lower the camera or raise its resolution", cell=v["cell"]),
     "unreadable-unsteady": lambda t, v: t.gettext(
         "%(cell)s reads differently from frame to frame: keep hands and shadows off it", cell=v["cell"]),
+    "unreadable-unclear": lambda t, v: t.gettext(
+        "%(cell)s looks like neither an empty cell nor a whole tile: lay its tile flat or clear what is on it",
+        cell=v["cell"]),
     "lifted": lambda t, v: t.gettext("put %(want)s back on %(cell)s", want=_what(t, v["want"]), cell=v["cell"]),
     "moved": lambda t, v: t.gettext("%(cell)s should hold %(want)s, not %(what)s: put it back as it was",
                                     cell=v["cell"], want=_what(t, v["want"]), what=_what(t, v["what"])),
