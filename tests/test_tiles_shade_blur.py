@@ -110,3 +110,15 @@ def test_cells_beside_a_hand_and_on_over_lit_paper_have_a_cause():
     light = CellLight(ones, paper, np.zeros(100, np.float32), ones)
     causes = diagnose(unreadable, occluded, ones, light)
     assert causes == {Cell.parse("E5"): Cause.HAND, Cell.parse("F6"): Cause.HAND, Cell.parse("A1"): Cause.GLARE}
+
+
+def test_blur_bleeding_the_hub_into_a_blank_arms_inner_half_leaves_it_blank():
+    # Smeared, a black tile's cream hub lifts the inner half of a blank arm several times above the body beside
+    # it, like a wave in shadow; its outer half stays as dark as the body, so the arm is blank, not in doubt.
+    pieces = {Cell.parse(n): p for n, p in zip(("B2", "D2", "F2", "H2", "B5", "D5", "F5", "H5"),
+                                                ("n", "ne", "ns", "nes", "e", "sw", "esw", "w"), strict=True)}
+    for length in (4, 6, 8):
+        for angle in (0, 30, 45, 90):
+            grid = smear(grid_image({c: face(Colour.BLACK, p) for c, p in pieces.items()}), length, angle)
+            got = TileReader().read(grid).cells()
+            assert {c: got[c].label() for c in pieces} == {c: f"black {p}" for c, p in pieces.items()}, (length, angle)

@@ -315,11 +315,14 @@ class TileReader:
         arm_levels = np.where((local > 0.5) == (arm_levels > 0.5), arm_levels, 0.5)
         # A shadow's edge across a tile darkens a wave toward the body's level, yet it stays several times
         # brighter than the body beside it (shade keeps ratios; the body is dark ink): a half read blank
-        # that is that much brighter than its flanks is in doubt.
+        # that is that much brighter than its flanks is in doubt. Blur bleeds the hub's cream into the inner half
+        # of a blank arm only: one whose outer half is seen clearly blank and as dark as its flanks is no wave.
         lights = self.sampling.region_means(flat[..., 2] * valid) / np.maximum(seen, 1e-3)
         ratio = (lights[:, arm_cols] / np.maximum(lights[:, flank_cols], 1e-3)).reshape(100, 2, 4)
-        arm_levels = np.where((arm_levels < 0.5) & (ratio > mdl.blank_ratio_max), 0.5, arm_levels)
+        bright = ratio > mdl.blank_ratio_max
         arm_kept = kept[:, arm_cols].reshape(100, 2, 4) & kept[:, flank_cols].reshape(100, 2, 4)
+        bright[:, 0] &= ~(arm_kept[:, 1] & ~bright[:, 1] & (arm_levels[:, 1] < 0.5 - mdl.arm_margin / 2))
+        arm_levels = np.where((arm_levels < 0.5) & bright, 0.5, arm_levels)
         corners = ("nw", "ne", "se", "sw")
         dot_levels = (means[:, [col[f"dot_{k}"] for k in corners]]
                       - means[:, [col[f"ring_{k}"] for k in corners]]) / scale
