@@ -122,3 +122,21 @@ def test_blur_bleeding_the_hub_into_a_blank_arms_inner_half_leaves_it_blank():
             grid = smear(grid_image({c: face(Colour.BLACK, p) for c, p in pieces.items()}), length, angle)
             got = TileReader().read(grid).cells()
             assert {c: got[c].label() for c in pieces} == {c: f"black {p}" for c, p in pieces.items()}, (length, angle)
+
+
+def test_paper_a_little_uneven_in_a_deeper_shade_reads_empty_and_a_smeared_tile_in_it_never_does():
+    tiles = {Cell.parse(n): p for n, p in (("D4", "nw"), ("F6", "ne"), ("C7", "s"))}
+    empties = [Cell.parse(n) for n in ("C3", "D3", "E3", "E4", "C5", "D5", "E5", "F5", "D6", "E6")]
+    grid = grid_image({c: face(Colour.BLACK, p) for c, p in tiles.items()})
+    yy, xx = np.mgrid[0:grid.shape[0], 0:grid.shape[1]].astype(np.float32)
+    cx, cy = centre(Cell.parse("D5"))
+    for size in (0.9, 1.2):
+        # A hand's shadow about a cell wide, 70% deep in its middle: the paper spans up to 1.4 from bright to dark.
+        light = 1.0 - 0.7 * np.exp(-(((xx - cx) / (size * P)) ** 2 + ((yy - cy) / (size * P)) ** 2))
+        shaded = np.clip(grid * light[..., None], 0, 255).astype(np.uint8)
+        cells = TileReader().read(shaded).cells()
+        assert sum(cells[c].state is CellState.EMPTY for c in empties) >= 7
+        assert all(cells[c].state in (CellState.EMPTY, CellState.UNREADABLE) for c in empties)
+        for length, angle in ((6, 0), (9, 45), (12, 90)):
+            smeared = TileReader().read(smear(shaded, length, angle)).cells()
+            assert all(smeared[c].label() in (f"black {p}", "unreadable") for c, p in tiles.items()), (size, length)

@@ -32,6 +32,8 @@ class ColourModel:
     occupied_min: float = 0.12     # body share of the cell's middle for a tile
     empty_max: float = 0.025       # body share of the cell's middle for an empty cell
     flat_spread_max: float = 1.2   # ... or a middle this even (bright end over dark end): paper in shadow
+    patternless_spread_max: float = 1.45  # ... or this even where no hub stands out of a body ...
+    hub_faint: float = 0.2         # ... by more than this (hub minus body cream level)
     hand_min_cells: float = 1.2    # a hand-like blob covers at least this many cells' area
     other_max: float = 0.08        # share of hand-like pixels a cell may hold and still be read
     arm_margin: float = 0.22       # each arm's scaled cream level must be this far from 0.5 (x2)

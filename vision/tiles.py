@@ -400,10 +400,12 @@ class TileReader:
         # whatever the shadow's depth, while any ink spans a ratio of several: such a middle, unclipped, is empty.
         spreads = middle_spread(dark, self.geometry)
         # A tile washed pale by a reflection is flat too, but keeps a tinge of its ink: paper in shadow is flat
-        # and colourless (no pixel of its middle coloured).
+        # and colourless (no pixel of its middle coloured). A little less flat is paper too where no hub stands out
+        # of a body (a black tile's does by 0.35 at least, however blurred, shaded or lit by a sheen).
         tinged = self._cell_shares(self._coloured, *MIDDLE)
-        flat = ((spreads < mdl.flat_spread_max) & (tinged == 0) & (middle_washed == 0) & clean
-                & ~tile_ok & ~empty)
+        faint = (contrast < mdl.hub_faint) & kept[:, col["body"]]          # a washed-out body shows no hub
+        even = (spreads < mdl.flat_spread_max) | ((spreads < mdl.patternless_spread_max) & faint)
+        flat = even & (tinged == 0) & (middle_washed == 0) & clean & ~tile_ok & ~empty
         empty |= flat
         state = np.where(tile_ok, 1, np.where(empty & ~occluded, 0, 2))
 
