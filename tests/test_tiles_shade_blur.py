@@ -140,3 +140,18 @@ def test_paper_a_little_uneven_in_a_deeper_shade_reads_empty_and_a_smeared_tile_
         for length, angle in ((6, 0), (9, 45), (12, 90)):
             smeared = TileReader().read(smear(shaded, length, angle)).cells()
             assert all(smeared[c].label() in (f"black {p}", "unreadable") for c, p in tiles.items()), (size, length)
+
+
+def test_in_uneven_light_a_smeared_blank_arm_is_judged_by_its_outer_half():
+    # Where a shadow's edge crosses the board a blank arm must look clearly blank; blur lifts every blank arm's
+    # inner half with the hub's cream, so the outer half (darkened alike by shade) is the one to judge.
+    pieces = {Cell.parse(n): p for n, p in zip(("B2", "D2", "F2", "H2", "B5", "D5", "F5", "H5"),
+                                                ("n", "ne", "ns", "nes", "e", "sw", "esw", "w"), strict=True)}
+    x, y = centre(Cell.parse("E4"))
+    board = grid_image({c: face(Colour.BLACK, p) for c, p in pieces.items()})
+    for soft in (1.0, 2.0):
+        for depth in (0.5, 0.7):
+            for length, angle in ((5, 0), (7, 30), (9, 90)):
+                grid = shade(board, x, y, depth, soft * P, 0)
+                got = TileReader().read(smear(grid, length, angle)).cells()
+                assert {c: got[c].label() for c in pieces} == {c: f"black {p}" for c, p in pieces.items()}

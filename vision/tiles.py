@@ -318,11 +318,10 @@ class TileReader:
         # that is that much brighter than its flanks is in doubt. Blur bleeds the hub's cream into the inner half
         # of a blank arm only: one whose outer half is seen clearly blank and as dark as its flanks is no wave.
         lights = self.sampling.region_means(flat[..., 2] * valid) / np.maximum(seen, 1e-3)
-        ratio = (lights[:, arm_cols] / np.maximum(lights[:, flank_cols], 1e-3)).reshape(100, 2, 4)
-        bright = ratio > mdl.blank_ratio_max
+        lit = (lights[:, arm_cols] / np.maximum(lights[:, flank_cols], 1e-3)).reshape(100, 2, 4) > mdl.blank_ratio_max
         arm_kept = kept[:, arm_cols].reshape(100, 2, 4) & kept[:, flank_cols].reshape(100, 2, 4)
-        bright[:, 0] &= ~(arm_kept[:, 1] & ~bright[:, 1] & (arm_levels[:, 1] < 0.5 - mdl.arm_margin / 2))
-        arm_levels = np.where((arm_levels < 0.5) & bright, 0.5, arm_levels)
+        lit[:, 0] &= ~(arm_kept[:, 1] & ~lit[:, 1] & (arm_levels[:, 1] < 0.5 - mdl.arm_margin / 2))
+        arm_levels = np.where((arm_levels < 0.5) & lit, 0.5, arm_levels)
         corners = ("nw", "ne", "se", "sw")
         dot_levels = (means[:, [col[f"dot_{k}"] for k in corners]]
                       - means[:, [col[f"ring_{k}"] for k in corners]]) / scale
@@ -361,11 +360,13 @@ class TileReader:
                     / np.maximum(weight.sum(axis=1), 1.0))
 
         # A shadow only darkens: it can take a wave toward blank, never a blank toward wave. Where the light
-        # is dim or a shadow's edge crosses the cell, a blank arm must look clearly blank.
+        # is dim or a shadow's edge crosses the cell, a blank arm must look clearly blank: its outer half where
+        # seen, as blur bleeds the lit hub into the inner half of every blank arm (and shade darkens both alike).
         light, evenness = self.shade()
         shaded = (light < mdl.shade_light) | (evenness < mdl.shade_light)
         blank = (arms[:, None] & np.array(ARM_BITS)) == 0                                   # (100, 4)
-        blank_level = np.where(arm_kept & blank[:, None, :], arm_levels, -np.inf).max(axis=(1, 2))
+        half = np.where(arm_kept[:, 1], arm_levels[:, 1], np.where(arm_kept[:, 0], arm_levels[:, 0], -np.inf))
+        blank_level = np.where(blank, half, -np.inf).max(axis=1)
         dim_blank = shaded & (blank_level > mdl.blank_in_shade_max)
 
         occluded = (cell_other > mdl.other_max).ravel()
