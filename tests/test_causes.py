@@ -161,6 +161,23 @@ def test_a_cell_read_two_ways_in_turn_is_unsteady():
     assert view.causes == {Cell.parse("G7"): Cause.UNSTEADY}
 
 
+def test_a_cell_read_two_ways_between_unclear_frames_is_unsteady_not_unclear():
+    red = CellReading.tile(Colour.RED, Piece.parse("ew"))
+    black = CellReading.tile(Colour.BLACK, Piece.parse("ew"))
+    stabiliser = Stabiliser()
+    view = None
+    for i in range(21):
+        # Every third frame cannot read G7 and names no better cause than "unclear"; the others disagree.
+        reading = board({"G7": Cause.UNCLEAR}) if i % 3 == 2 else board({"G7": None}, tile=red if i % 3 else black)
+        view = stabiliser.feed(i / 10, reading) or view
+    assert view is not None and view.cells[Cell.parse("G7")].state.value == "unreadable"
+    assert view.causes == {Cell.parse("G7"): Cause.UNSTEADY}
+    steady = Stabiliser()
+    for i in range(20):
+        view = steady.feed(i / 10, board({"G7": Cause.UNCLEAR})) or view
+    assert view.causes == {Cell.parse("G7"): Cause.UNCLEAR}
+
+
 def test_the_table_takes_the_reason_as_the_flag_and_a_new_reason_changes_it():
     table = Table(Referee(Rules()))
     g7 = Cell.parse("G7")

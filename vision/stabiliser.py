@@ -271,10 +271,10 @@ class Stabiliser:
         return self.accepted
 
     def _cause(self, cell: Cell, codes: np.ndarray) -> Cause | None:
-        """Why ``cell`` is unreadable: the latest cause a frame of the spell showed; else, when the frames
-        read it in more than one way, ``UNSTEADY``; else None."""
-        for _, _, reading in reversed(self._window):
-            if cell in reading.causes:
-                return reading.causes[cell]
+        """Why ``cell`` is unreadable: the latest cause a frame of the spell showed; else, or when that said
+        no more than ``UNCLEAR``, ``UNSTEADY`` if the frames read it in more than one way; else None."""
+        latest = next((r.causes[cell] for _, _, r in reversed(self._window) if cell in r.causes), None)
+        if latest not in (None, Cause.UNCLEAR):
+            return latest
         readable = codes[codes != _UNREADABLE]
-        return Cause.UNSTEADY if len(np.unique(readable)) > 1 else None
+        return Cause.UNSTEADY if len(np.unique(readable)) > 1 else latest
