@@ -175,8 +175,8 @@ def unreadable_banner(t: Text, cells: list[tuple[str | None, str, str]]) -> str:
                 parts.append(t.gettext("%(cells)s read differently from frame to frame: keep hands and shadows off "
                                        "them", cells=where))
             case "unclear":
-                parts.append(t.gettext("%(cells)s look like neither empty cells nor whole tiles: lay their tiles flat or "
-                                       "clear what is on them", cells=where))
+                parts.append(t.gettext("%(cells)s look like neither empty cells nor whole tiles: lay their tiles "
+                                       "flat or clear what is on them", cells=where))
             case _:
                 parts.append(t.gettext("Can't read %(cells)s: clear anything covering them or check the light",
                                        cells=where))
