@@ -228,6 +228,10 @@ def physical_light(image: np.ndarray, physical: Physical, camera: Camera) -> np.
     return image
 
 
+#: The strongest defocus blur drawn (Gaussian sigma, px).
+MAX_DEFOCUS_SIGMA = 12.0
+
+
 def depth_of_field(image: np.ndarray, physical: Physical, camera: Camera) -> np.ndarray:
     """Defocus growing with distance from the focused depth (the aim point's): a blend toward a blurred copy."""
     if not physical.depth_of_field:
@@ -238,7 +242,10 @@ def depth_of_field(image: np.ndarray, physical: Physical, camera: Camera) -> np.
     top = float(sigma.max())
     if top < 0.3:
         return image
-    blurred = cv2.GaussianBlur(image, (0, 0), top)
+    # A tilted camera's top rows can look past the table's horizon, where the depth (and so ``top``)
+    # runs to thousands: cv2.GaussianBlur crashes on such a sigma, and past a dozen pixels a blurred
+    # copy is mush anyway. The weights still use ``top``, so the board itself is drawn as before.
+    blurred = cv2.GaussianBlur(image, (0, 0), min(top, MAX_DEFOCUS_SIGMA))
     weight = _full(np.clip(sigma / top, 0.0, 1.0), camera.resolution)[..., None]
     return image * (1.0 - weight) + blurred * weight
 
