@@ -84,6 +84,14 @@ class Computer:
     --seed 70000``, load average 6.6 before, 4.4 after): 5/9/6 (48%); against greedy at the fixed
     budget, seeds 1000-1004: 9/1/0. Most games not won end drawn when the pieces run out: both
     sides block, one side's distance passes its pieces in hand.
+
+    Trials of 2026-11-23 (second session) at ``--nodes 1000`` on seeds 1300-1311 (24 games each, run side
+    by side, so the same openings): these defaults 9/14/1 (67%); spare cells weighted 0.3 instead of
+    0.1: 9/5/10 (48%); the piece economy solved exactly (an abstract race where a step and a block
+    each cost a piece and a block works with probability 0.6; its value, weighted 3, added to the
+    race): 4/16/4 (50%); necks (race steps where one cell carries every shortest connection, so one
+    block lengthens it) weighted 0.2 against the opponent's: 7/7/10 (44%). The terms that value a
+    connection's resistance to blocks win about as often and lose far more; none was kept.
     """
 
     def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,
