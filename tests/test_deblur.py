@@ -2,6 +2,7 @@
 estimated and deconvolved for the finder), its cells read right or unreadable for the motion, never wrong;
 a sharp frame, or one whose last pose stands in, never pays for the search."""
 
+import math
 from dataclasses import replace
 
 import cv2
@@ -47,9 +48,13 @@ def angle_apart(a: float, b: float) -> float:
     return min(d, 180.0 - d)
 
 
-def test_the_psf_is_the_synthetic_cameras_line():
+def test_the_psf_is_a_line_of_the_asked_length_summing_to_one():
     for length, angle in ((7.0, 37.0), (5.5, 120.0), (9.0, 0.0)):
-        assert np.allclose(line_psf(length, angle), line_kernel(length, angle))
+        psf = line_psf(length, angle)
+        assert psf.shape[0] == psf.shape[1] and psf.shape[0] % 2 == 1
+        assert abs(float(psf.sum()) - 1.0) < 1e-5
+        ys, xs = np.nonzero(psf > 0.01 * psf.max())
+        assert abs(math.hypot(xs.max() - xs.min(), ys.max() - ys.min()) - length) <= 1.6
 
 
 def test_deconvolving_the_known_blur_brings_a_marker_back():

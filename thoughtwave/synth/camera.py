@@ -18,6 +18,9 @@ import numpy as np
 from thoughtwave.synth.recent import Recent
 from thoughtwave.vision.artwork import BoardLayout
 
+# motion blur, wood streaks: the same line the reader deconvolves a shaken frame with (one definition)
+from thoughtwave.vision.deblur import line_psf as line_kernel
+
 #: The widest horizontal field of view a random camera gets, in degrees.
 MAX_FOV_DEG = 105.0
 
@@ -221,20 +224,6 @@ def blurred(image: np.ndarray, optics: Optics) -> np.ndarray:
     if optics.motion_px >= 1.0:
         image = cv2.filter2D(image, -1, line_kernel(optics.motion_px, optics.motion_angle_deg))
     return image
-
-
-def line_kernel(length: float, angle_deg: float) -> np.ndarray:
-    """A normalised straight-line kernel ``length`` px long at ``angle_deg`` (motion blur, wood streaks)."""
-    n = int(math.ceil(length)) | 1
-    kernel = np.zeros((n, n), np.float32)
-    c = (n - 1) / 2
-    a = math.radians(angle_deg)
-    half = length / 2
-    p0 = (c - half * math.cos(a), c - half * math.sin(a))
-    p1 = (c + half * math.cos(a), c + half * math.sin(a))
-    cv2.line(kernel, (round(p0[0] * 16), round(p0[1] * 16)), (round(p1[0] * 16), round(p1[1] * 16)),
-             1.0, 1, cv2.LINE_AA, 4)
-    return kernel / max(1e-6, float(kernel.sum()))
 
 
 def noise_sigma(image: np.ndarray, sensor: Sensor) -> np.ndarray | None:
