@@ -124,8 +124,10 @@ class MotionEstimator:
     def crops(self, grey: np.ndarray, candidates: list[np.ndarray]) -> tuple[np.ndarray, int]:
         """(n, s, s) linear-light crops of ``grey`` around the candidate quads (frame px), and ``s``."""
         quads = [np.asarray(q, np.float64).reshape(4, 2) for q in candidates]
-        sides = [float(np.mean(np.linalg.norm(np.roll(q, -1, axis=0) - q, axis=1))) for q in quads]
-        squarish = [(q, s) for q, s in zip(quads, sides, strict=True) if s >= 8 and _squarish(q)]
+        sides = [np.linalg.norm(np.roll(q, -1, axis=0) - q, axis=1) for q in quads]
+        # a square under perspective: sides that differ by at most a factor of two, 8 px long on average
+        squarish = [(q, float(s.mean())) for q, s in zip(quads, sides, strict=True)
+                    if s.mean() >= 8 and s.min() > 0.5 * s.max()]
         if not squarish:
             return np.zeros((0, 0, 0), np.float32), 0
         # The markers are the largest squares on the board (1.2 cells, larger than a tile): smaller candidates
@@ -230,8 +232,3 @@ def dark_squares(small: np.ndarray, scale: float) -> list[np.ndarray]:
             out.append((cv2.boxPoints(rect).astype(np.float64) + 0.5) / scale - 0.5)
     return out
 
-
-def _squarish(quad: np.ndarray) -> bool:
-    """A convex quad whose sides differ by at most a factor of two (a square under perspective)."""
-    sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
-    return bool(sides.min() > 0.5 * sides.max())

@@ -359,28 +359,32 @@ class BoardFinder:
         markers = self._markers(grey)
         pose = self.fit_pose(markers)
         motion = None
-        if pose is None and (self.last_pose is None or (markers and not self._confirms(self.last_pose, markers))):
-            if self._smear_pause > 0:
-                self._smear_pause -= 1
-            elif (smeared := self._smeared(grey, markers)) is not None:
-                markers, motion, pose = smeared
-            else:
-                self._smear_pause = SMEAR_PAUSE_FRAMES
+        contradicted = False
+        if pose is None:
+            # What little is visible contradicts the last pose: the board moved and cannot be re-found yet.
+            contradicted = self.last_pose is not None and bool(markers) and not self._confirms(self.last_pose, markers)
+            if self.last_pose is None or contradicted:
+                if self._smear_pause > 0:
+                    self._smear_pause -= 1
+                elif (smeared := self._smeared(grey, markers)) is not None:
+                    markers, motion, pose = smeared
+                else:
+                    self._smear_pause = SMEAR_PAUSE_FRAMES
         seen = tuple(sorted(markers))
         if pose is not None:
             last = self.last_pose
-            if last is not None and self._shift_cells(last, pose) < STEADY_CELLS:
+            shift = None if last is None else self._shift_cells(last, pose)
+            if shift is not None and shift < STEADY_CELLS:
                 # The same pose up to detection noise: keep the old one, so the warp (and a cached
                 # lens map) stay put and readings do not flicker.
                 return FinderResult(last, reused=False, moved=False, markers_seen=seen, marker_corners=markers,
                                     motion=motion)
-            moved = last is not None and self._shift_cells(last, pose) > MOVED_CELLS
+            moved = shift is not None and shift > MOVED_CELLS
             self.last_pose = pose
             return FinderResult(pose, reused=False, moved=moved, markers_seen=seen, marker_corners=markers,
                                 motion=motion)
         if self.last_pose is not None:
-            if markers and not self._confirms(self.last_pose, markers):
-                # What little is visible contradicts the last pose: the board moved and cannot be re-found yet.
+            if contradicted:
                 return FinderResult(None, moved=True, markers_seen=seen, marker_corners=markers)
             return FinderResult(self.last_pose, reused=True, markers_seen=seen, marker_corners=markers)
         return FinderResult(None, markers_seen=seen, marker_corners=markers)

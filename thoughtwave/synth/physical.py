@@ -244,7 +244,8 @@ def depth_of_field(image: np.ndarray, physical: Physical, camera: Camera) -> np.
         return image
     # A tilted camera's top rows can look past the table's horizon, where the depth (and so ``top``)
     # runs to thousands: cv2.GaussianBlur crashes on such a sigma, and past a dozen pixels a blurred
-    # copy is mush anyway. The weights still use ``top``, so the board itself is drawn as before.
+    # copy is mush anyway. The weights still use ``top``, so where ``top`` is that large the board near
+    # focus still blends in only a sliver of the copy (a less blurred one than before).
     blurred = cv2.GaussianBlur(image, (0, 0), min(top, MAX_DEFOCUS_SIGMA))
     weight = _full(np.clip(sigma / top, 0.0, 1.0), camera.resolution)[..., None]
     return image * (1.0 - weight) + blurred * weight
