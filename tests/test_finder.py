@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
+from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.synth import Camera, Scene, render
 from thoughtwave.vision.artwork import BoardLayout
 from thoughtwave.vision.finder import BoardFinder
@@ -143,3 +144,38 @@ def test_lens_distortion_is_undone_when_the_profile_gives_the_lens():
     # The lens-aware warp sends each grid corner to where the camera saw it.
     corners = lensed.to_frame(with_lens.pose, grid_corners_mm())
     assert np.max(np.linalg.norm(corners - truth.project(grid_corners_mm()), axis=1)) < 2.0
+
+
+def noisy_markers(keep: set[int], noise_px: float, seed: int, homography: np.ndarray) -> dict[int, np.ndarray]:
+    """The corners of the markers in ``keep`` as a camera would see them under ``homography``, each
+    coordinate off by ``noise_px`` (standard deviation): a smeared frame's corners."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for marker in LAYOUT.markers:
+        if marker.id in keep:
+            mm = np.asarray(marker.corners_mm(), float).reshape(-1, 1, 2)
+            out[marker.id] = cv2.perspectiveTransform(mm, homography).reshape(4, 2) + rng.normal(0, noise_px, (4, 2))
+    return out
+
+
+TILTED = np.array([[2.0, 0.1, 100.0], [-0.05, 1.9, 80.0], [1e-4, 2e-4, 1.0]])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_pose_from_few_smeared_markers_doubts_the_cells_far_from_them(seed):
+    finder = BoardFinder()
+    pose = finder.fit_pose(noisy_markers({3, 4, 5}, 2.0, seed, TILTED))   # one corner's markers only
+    assert pose is not None
+    doubt = finder.cell_doubt(pose)
+    assert doubt[Cell.parse("A1").index] > 0.4          # the far corner: the fit swings there
+    assert doubt[Cell.parse("J10").index] < 0.1         # beside the markers
+    centres = np.array([LAYOUT.cell_center_mm(c) for c in CELLS], float).reshape(-1, 1, 2)
+    true, fitted = cv2.perspectiveTransform(centres, TILTED), cv2.perspectiveTransform(centres, pose.homography)
+    error = np.linalg.norm(true - fitted, axis=2).ravel() / finder.cell_px(pose)
+    assert np.all(error <= 2.5 * doubt + 0.05), "the doubt must stand for the error the pose makes"
+
+
+def test_a_pose_from_all_markers_doubts_no_cell():
+    finder = BoardFinder()
+    pose = finder.fit_pose(noisy_markers(set(range(8)), 2.0, 1, TILTED))
+    assert pose is not None and finder.cell_doubt(pose).max() < 0.05

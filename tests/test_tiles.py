@@ -10,6 +10,7 @@ from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import Colour, Piece
 from thoughtwave.synth import Scene, TileLay, render
 from thoughtwave.vision.artwork import RED_BGR, WAVE_BGR, BoardLayout, board_image, tile_image
+from thoughtwave.vision.causes import Cause
 from thoughtwave.vision.finder import BoardFinder
 from thoughtwave.vision.reading import CellState
 from thoughtwave.vision.tiles import ColourModel, TileReader
@@ -170,3 +171,26 @@ def test_the_colour_model_comes_from_a_profile_and_ignores_nonsense():
     assert model.red_min == ColourModel().red_min and model.dot_red_min == ColourModel().dot_red_min
     assert ColourModel.from_profile(None) == ColourModel()
     assert ColourModel.from_profile({"colour_model": [1, 2]}) == ColourModel()
+
+
+def test_cells_the_pose_may_misplace_read_no_tile_and_far_off_nothing():
+    frame, truth = render(Scene.random(11, level="clean", hand=False))
+    finder = BoardFinder()
+    grid = finder.warp(frame, finder.find(frame).pose)
+    reader = TileReader(finder.geometry)
+    tiles = [c.index for c in truth.tiles]
+    empties = [c.index for c in CELLS if c not in truth.tiles]
+    assert tiles and empties
+    # A fifth of a cell or more off: an arm's inner half may lie on the hub, so no tile is read there;
+    # an empty cell would still show a misplaced tile's ink in its middle, so it reads empty.
+    some = reader.read(grid, doubt=np.full(100, 0.3))
+    assert all(some.state.ravel()[i] == 2 for i in tiles)
+    assert all(some.state.ravel()[i] == 0 for i in empties)
+    assert all("markers" in some.why[CELLS[i]] for i in tiles)
+    # A sharp picture: the markers that would fix the pose are hidden, not smeared.
+    assert {some.causes[CELLS[i]] for i in tiles} == {Cause.HAND}
+    # Half a cell or more off: nothing is read.
+    assert np.all(reader.read(grid, doubt=np.full(100, 0.6)).state == 2)
+    # No doubt: the frame reads exactly, as without the argument.
+    wrong, unreadable = tally(reader.read(grid, doubt=np.zeros(100)), truth)
+    assert wrong == [] and unreadable == 0

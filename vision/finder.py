@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from thoughtwave.engine.cells import CELLS
 from thoughtwave.vision.artwork import ARUCO_DICTIONARY, BoardLayout
 from thoughtwave.vision.deblur import Motion, MotionEstimator, dark_squares, deblurred
 
@@ -70,6 +71,9 @@ class BoardPose:
     homography: np.ndarray
     marker_ids: tuple[int, ...]
     reprojection_px: float
+    #: The corners the fit used (undistorted frame px, (4, 2) each, in ``marker_ids`` order): what
+    #: ``BoardFinder.cell_doubt`` propagates the corner noise from.
+    corners_px: tuple[np.ndarray, ...] = field(default=(), compare=False, repr=False)
 
     def project(self, points_mm: np.ndarray) -> np.ndarray:
         """Board mm points (N, 2) -> image px (N, 2), lens distortion not applied."""
@@ -144,6 +148,7 @@ class BoardFinder:
         self._quick = cv2.aruco.ArucoDetector(dictionary, _detector_parameters(QUICK_WINDOWS))
         self._thorough = cv2.aruco.ArucoDetector(dictionary, _detector_parameters(THOROUGH_WINDOWS))
         self._marker_mm = {m.id: np.asarray(m.corners_mm(), np.float64) for m in self.layout.markers}
+        self._cell_centres_mm = np.array([self.layout.cell_center_mm(c) for c in CELLS], np.float64)
         self._motion = motion or MotionEstimator(self._quick, set(self._marker_mm))
         self._smear_pause = 0    # frames left before a failed motion-blur search may run again
         self.last_pose: BoardPose | None = None
@@ -266,8 +271,32 @@ class BoardFinder:
         if h is None:
             return None
         error = float(np.sqrt(np.mean([self._marker_error(h, i, image[i]) ** 2 for i in best])))
-        pose = BoardPose(h, tuple(best), error)
+        pose = BoardPose(h, tuple(best), error, tuple(image[i] for i in best))
         return pose if error < tolerance and self._plausible(pose) else None
+
+    def cell_doubt(self, pose: BoardPose) -> np.ndarray:
+        """(100,) how far each cell's centre may be from where ``pose`` puts it, in cells (by ``Cell.index``).
+
+        The corners the pose was fitted to are off by about its reprojection error (a shaken camera drags
+        them along the smear). Few markers, or markers bunched on one part of the board, pass that error on
+        magnified to the cells far from them: each corner coordinate is moved by a pixel, the pose fitted
+        again, and the cells' shifts added in quadrature and scaled by the error."""
+        if len(pose.corners_px) != len(pose.marker_ids) or pose.reprojection_px <= 0:
+            return np.zeros(len(self._cell_centres_mm))
+        ids = list(pose.marker_ids)
+        image = dict(zip(ids, pose.corners_px, strict=True))
+        centres = self._cell_centres_mm.reshape(-1, 1, 2)
+        base = cv2.perspectiveTransform(centres, pose.homography)
+        gain = np.zeros(len(centres))
+        for marker_id in ids:
+            for k in range(8):
+                moved = dict(image)
+                moved[marker_id] = image[marker_id].copy()
+                moved[marker_id][k // 2, k % 2] += 1.0
+                h = self._homography(ids, moved)
+                if h is not None:
+                    gain += np.sum((cv2.perspectiveTransform(centres, h) - base).reshape(-1, 2) ** 2, axis=1)
+        return np.sqrt(gain) * pose.reprojection_px / self.cell_px(pose)
 
     def _homography(self, ids: list[int], image: dict[int, np.ndarray]) -> np.ndarray | None:
         """Least-squares homography from the corners of ``ids``."""

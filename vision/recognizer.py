@@ -118,6 +118,7 @@ class Recognizer:
         self.sharp_reference: float | None = None
         self._frames_since_sharpness = 0     # the first reference after a few frames, not on the first
         self._lock = threading.Lock()
+        self._doubt: tuple[BoardPose, np.ndarray] | None = None   # the last pose's doubt per cell
 
     @property
     def pose(self) -> BoardPose | None:
@@ -140,7 +141,7 @@ class Recognizer:
             if found.pose is not None:
                 grid = self.finder.warp(frame, found.pose)
                 readout = self.reader.read(grid, self._cell_px(found.pose), self.sharp_reference,
-                                           moved=found.motion is not None)
+                                           moved=found.motion is not None, doubt=self._cell_doubt(found.pose))
                 self._keep_sharpness(grid, readout)
                 if not found.reused:
                     self._paper = readout.paper_white
@@ -153,6 +154,13 @@ class Recognizer:
         if readout is None:
             return BoardReading(False, ms=ms)
         return readout.board_reading(ms)
+
+    def _cell_doubt(self, pose: BoardPose) -> np.ndarray:
+        """(100,) how far the pose may misplace each cell, in cells (worked out once a pose: a steady board keeps
+        its pose from frame to frame)."""
+        if self._doubt is None or self._doubt[0] is not pose:
+            self._doubt = (pose, self.finder.cell_doubt(pose))
+        return self._doubt[1]
 
     def _cell_px(self, pose: BoardPose) -> np.ndarray:
         """(100,) each cell's width in the frame, by ``Cell.index``."""

@@ -183,3 +183,25 @@ def angle_weight(tile: TileGeometry = TILE) -> np.ndarray:
         for sv in (-1, 1):
             keep &= np.hypot(u - su * d0, v - sv * d0) > tile.dot_radius + ROUND_CLEARANCE
     return keep.astype(np.float32)
+
+
+def read_arms(levels: np.ndarray, kept: np.ndarray, glare: np.ndarray,
+              arm_margin: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each tile's arms (bit mask) and the margin they were read with (0: in doubt), from the (100, 2, 4)
+    scaled levels of each arm's inner and outer half, which halves were seen (``kept``) and which
+    tiles lie under glare; ``arm_margin`` the least margin a reading needs.
+
+    An arm is read from its halves seen, which must agree, each clearly wave or blank. Under glare one
+    half clearly blank reads the arm blank even when the other is in doubt: glare only lifts dark ink
+    toward cream, never the other way, so "blank" survives it and "wave" does not."""
+    has_arm = levels > 0.5
+    sure = np.abs(levels - 0.5) * 2
+    # Each arm from its inner half, or its outer half where the inner one is washed out.
+    bit = np.where(kept[:, 0], has_arm[:, 0], has_arm[:, 1])
+    agree = (has_arm[:, 0] == has_arm[:, 1]) | ~kept.all(axis=1)
+    margin = np.where(agree & kept.any(axis=1), np.where(kept, sure, np.inf).min(axis=1), 0.0)   # (100, 4)
+    clear_blank = np.where(kept & ~has_arm, sure, 0.0).max(axis=1)
+    rescue = glare[:, None] & (margin <= arm_margin) & (clear_blank > arm_margin)
+    bit = np.where(rescue, False, bit)
+    margin = np.where(rescue, clear_blank, margin)
+    return (bit * np.array(ARM_BITS)).sum(axis=1), margin.min(axis=1)

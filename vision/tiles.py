@@ -22,7 +22,7 @@ Everything is computed on whole arrays (the 100 cells at once); the steps are:
    body); the patch must then match the ideal picture of what was read. Any small margin or any
    disagreement gives ``unreadable``, never a guess.
 5. Occlusion: pixels that are neither paper/cream nor tile inks (a hand), in blobs wider than a
-   blurred edge, make a cell unreadable and mark it occluded.
+   blurred edge, make a cell unreadable and mark it occluded. So does a pose that may misplace the cell.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import numpy as np
 
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.vision.artwork import TILE, TileGeometry
-from thoughtwave.vision.causes import CLIPPED_LEVEL, SOFT_SPREAD, CellLight, explain, sharpness
+from thoughtwave.vision.causes import CLIPPED_LEVEL, SOFT_SPREAD, Cause, CellLight, blur_cause, explain, sharpness
 from thoughtwave.vision.cellmeasures import MIDDLE, footprints, middle_spread, overlapping
 from thoughtwave.vision.channels import brightest, darkest, hue_field
 from thoughtwave.vision.finder import GridGeometry
@@ -43,6 +43,7 @@ from thoughtwave.vision.tileframe import (
     RESIDUAL_INDEX,
     TileSampling,
     frame_coords,
+    read_arms,
     sampling,
 )
 from thoughtwave.vision.tilemodel import ColourModel, TileReadout
@@ -62,6 +63,9 @@ DOT_FADE = 1.2
 WASHED_REGION = 0.6
 #: ... nor one whose clipped share is this much above its hub's (blank ink washed to look like cream).
 WASHED_BEYOND_HUB = 0.25
+#: Where the board's pose may misplace a cell by more than this share of a cell (few markers seen, smeared:
+#: ``BoardFinder.cell_doubt``), no tile is read, and nothing at all beyond the second.
+POSE_DOUBT_TILE, POSE_DOUBT_ANY = 0.2, 0.5
 
 
 # -- the reader ----------------------------------------------------------------------------------
@@ -253,7 +257,8 @@ class TileReader:
 
     # Step 4 --------------------------------------------------------------------------------------
     def read(self, grid: np.ndarray, cell_px: np.ndarray | None = None,
-             sharp_reference: float | None = None, moved: bool = False) -> TileReadout:
+             sharp_reference: float | None = None, moved: bool = False,
+             doubt: np.ndarray | None = None) -> TileReadout:
         """Read all 100 cells of a grid image (BGR uint8, ``geometry.size`` square).
 
         For the causes of unreadable cells (``TileReadout.causes``): ``cell_px`` each cell's width in the picture
@@ -328,7 +333,7 @@ class TileReader:
         dot_kept = kept[:, [col[f"dot_{k}"] for k in corners]] & kept[:, [col[f"ring_{k}"] for k in corners]]
         # Blur leaves a small dot a fraction of its contrast; the mean of those seen is steadier than any one.
         dots = np.where(dot_kept, dot_levels, 0.0).sum(axis=1) / np.maximum(dot_kept.sum(axis=1), 1)
-        arms, arm_margin = self._arms(arm_levels, arm_kept, glare_seen | (glare.ravel() > mdl.glare_max))
+        arms, arm_margin = read_arms(arm_levels, arm_kept, glare_seen | (glare.ravel() > mdl.glare_max), mdl.arm_margin)
 
         # Colour, cue 1: the body's hue. Cue 2: the corner dots (two at least, seen). Both must say the same.
         body_red = red_means[:, col["body"]]
@@ -409,6 +414,11 @@ class TileReader:
         flat = even & (tinged == 0) & (middle_washed == 0) & clean & ~tile_ok & ~empty
         empty |= flat
         state = np.where(tile_ok, 1, np.where(empty & ~occluded, 0, 2))
+        # A pose that may be off by a fifth of a cell puts an arm's inner half on the hub: no tile is read there.
+        # An empty cell keeps a misplaced tile's ink in its middle up to half a cell off.
+        doubt = np.zeros(100) if doubt is None else np.asarray(doubt, np.float64).ravel()
+        misplaced = ((state == 1) & (doubt > POSE_DOUBT_TILE)) | (doubt > POSE_DOUBT_ANY)
+        state[misplaced] = 2
 
         empty_conf = np.where(flat, 0.6, np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
         tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
@@ -421,7 +431,8 @@ class TileReader:
                       "arm_bits": arms}
         why: dict[Cell, str] = {}
         for i in np.flatnonzero(state == 2):
-            why[CELLS[i]] = ("it overlaps a neighbouring tile as read" if crowded[i] else
+            why[CELLS[i]] = ("where the board lies is uncertain here: too few of its markers were seen sharply"
+                             if misplaced[i] else "it overlaps a neighbouring tile as read" if crowded[i] else
                              _why(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual,
                                   dim_blank))
         readout = TileReadout(state.reshape(10, 10), arms.reshape(10, 10), red.reshape(10, 10),
@@ -433,28 +444,13 @@ class TileReader:
                 state == 2, occluded, glare.ravel(), self.cell_light(grid), glare_max=mdl.glare_max, cell_px=cell_px,
                 moved=moved, measure=lambda: sharp or sharpness(grid), px_per_cell=self.geometry.px_per_cell,
                 reference=sharp_reference, plain=(spreads < SOFT_SPREAD) & (tinged == 0))
+            if misplaced.any():
+                # Few markers to fix the pose by: smeared ones when the picture is blurred, else hidden ones.
+                measured = measured or sharp or sharpness(grid)
+                cause = blur_cause(measured, self.geometry.px_per_cell, sharp_reference) or Cause.HAND
+                readout.causes.update({CELLS[i]: cause for i in np.flatnonzero(misplaced)})
             readout.sharpness = measured.width if measured is not None else None
         return readout
-
-    def _arms(self, levels: np.ndarray, kept: np.ndarray, glare: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each tile's arms (bit mask) and the margin they were read with (0: in doubt), from the (100, 2, 4)
-        scaled levels of each arm's inner and outer half, which halves were seen (``kept``) and which
-        tiles lie under glare.
-
-        An arm is read from its halves seen, which must agree, each clearly wave or blank. Under glare one
-        half clearly blank reads the arm blank even when the other is in doubt: glare only lifts dark ink
-        toward cream, never the other way, so "blank" survives it and "wave" does not."""
-        has_arm = levels > 0.5
-        sure = np.abs(levels - 0.5) * 2
-        # Each arm from its inner half, or its outer half where the inner one is washed out.
-        bit = np.where(kept[:, 0], has_arm[:, 0], has_arm[:, 1])
-        agree = (has_arm[:, 0] == has_arm[:, 1]) | ~kept.all(axis=1)
-        margin = np.where(agree & kept.any(axis=1), np.where(kept, sure, np.inf).min(axis=1), 0.0)   # (100, 4)
-        clear_blank = np.where(kept & ~has_arm, sure, 0.0).max(axis=1)
-        rescue = glare[:, None] & (margin <= self.model.arm_margin) & (clear_blank > self.model.arm_margin)
-        bit = np.where(rescue, False, bit)
-        margin = np.where(rescue, clear_blank, margin)
-        return (bit * np.array(ARM_BITS)).sum(axis=1), margin.min(axis=1)
 
     def shade(self) -> tuple[np.ndarray, np.ndarray]:
         """(100,) each cell's light as the last ``normalise`` measured it: the dimmest paper white around its
