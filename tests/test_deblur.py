@@ -38,9 +38,9 @@ class CountingEstimator(MotionEstimator):
                          {m.id for m in finder.layout.markers})
         self.calls = 0
 
-    def estimate(self, grey, candidates):
+    def ranked(self, grey, candidates):
         self.calls += 1
-        return super().estimate(grey, candidates)
+        return super().ranked(grey, candidates)
 
 
 def angle_apart(a: float, b: float) -> float:

@@ -9,7 +9,9 @@ the markers' dark squares (its rejected candidates); this module:
    and, for each straight-line blur in a small set (a length and a direction), deconvolves every crop
    at once (Wiener, in linear light) and asks the detector which board markers it now decodes: the
    blur that lets most markers decode wins, then a finer set around it;
-2. deconvolves the whole frame with it once, for the finder to detect the markers again.
+2. deconvolves the whole frame with it, for the finder to detect the markers again; when that gives no
+   pose, with the next blurs under which a marker decoded (up to ``ALTERNATIVES`` in all): a handful of
+   small crops can favour a blur that brings back only their own markers.
 
 The picture the tiles are read from is never the deconvolved one: deconvolution rings, and ringing can
 draw a dot or a wave that is not there. It only tells the finder where the board is; the blur found
@@ -22,7 +24,7 @@ costs nothing. Plain numpy FFTs and OpenCV's ArUco detector: no further library 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -53,8 +55,10 @@ MARKER_SHARE = 0.6
 CROP_PAD = 16
 #: The coarse search stops at a blur that lets this many markers decode (or every crop).
 ENOUGH_MARKERS = 4
-#: A blur is taken when it lets at least this many distinct board markers decode in the crops.
+#: ``estimate`` names a blur only when it lets at least this many distinct board markers decode in the crops.
 MIN_MARKERS = 2
+#: Blurs tried on the whole frame when the best one gives no pose.
+ALTERNATIVES = 3
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,8 @@ class Motion:
 
     length_px: float
     angle_deg: float
+    #: How many board markers decoded in the estimator's crops with it deconvolved (0: not measured).
+    markers: int = field(default=0, compare=False)
 
 
 def line_psf(length: float, angle_deg: float) -> np.ndarray:
@@ -189,20 +195,28 @@ class MotionEstimator:
     def estimate(self, grey: np.ndarray, candidates: list[np.ndarray]) -> Motion | None:
         """The motion blur of ``grey`` as the decodable markers tell it, or None when no blur tried
         lets ``MIN_MARKERS`` board markers decode."""
+        ranked = self.ranked(grey, candidates)
+        return ranked[0] if ranked and ranked[0].markers >= MIN_MARKERS else None
+
+    def ranked(self, grey: np.ndarray, candidates: list[np.ndarray]) -> list[Motion]:
+        """The blurs worth deconvolving the whole frame with, best first (at most ``ALTERNATIVES``): the one
+        under which most markers decode in the crops, refined, then others under which one decoded at least.
+        The crops are few and small: the blur that decodes most of them is not always the one that brings
+        back the whole board's markers, so a caller tries the next when the first gives no pose."""
         crops, size = self.crops(grey, candidates)
         if not len(crops):
-            return None
+            return []
         spectra = np.fft.rfft2(crops)
-        best, best_score = None, 0
+        scores: list[tuple[int, Motion]] = []
         for motion in (Motion(length, float(angle)) for length in COARSE_LENGTHS for angle in COARSE_ANGLES):
-            got = self.score(spectra, size, motion)
-            if got > best_score:
-                best, best_score = motion, got
-            if best_score >= min(ENOUGH_MARKERS, len(crops)):
+            scores.append((self.score(spectra, size, motion), motion))
+            if scores[-1][0] >= min(ENOUGH_MARKERS, len(crops)):
                 break  # near enough: the finer set around it does the rest
-        if best is None:
-            return None
-        centre = best
+        scores.sort(key=lambda sm: -sm[0])              # stable: equal scores keep the coarse order
+        best_score, centre = scores[0]
+        if best_score == 0:
+            return []
+        best = centre
         for dl in (-FINE_LENGTH_STEP, 0.0, FINE_LENGTH_STEP):
             for da in (-FINE_ANGLE_STEP, 0.0, FINE_ANGLE_STEP):
                 if dl == 0.0 and da == 0.0:
@@ -211,7 +225,8 @@ class MotionEstimator:
                 got = self.score(spectra, size, motion)
                 if got > best_score:
                     best, best_score = motion, got
-        return best if best_score >= MIN_MARKERS else None
+        others = [replace(m, markers=n) for n, m in scores[1:] if n > 0]
+        return [replace(best, markers=best_score), *others][:ALTERNATIVES]
 
 
 def dark_squares(small: np.ndarray, scale: float) -> list[np.ndarray]:

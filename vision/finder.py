@@ -372,13 +372,11 @@ class BoardFinder:
         # The detector's candidates first; blur rounds a marker's corners, so a threshold's dark squares next.
         for candidates in ([(np.asarray(q, np.float64).reshape(4, 2) + 0.5) / scale - 0.5 for q in rejected],
                            dark_squares(small, scale)):
-            motion = self._motion.estimate(grey, candidates)
-            if motion is None:
-                continue
-            markers = self._markers(deblurred(grey, motion))
-            pose = self.fit_pose(markers)
-            if pose is not None and self._confirms(pose, seen, motion.length_px / 2):
-                return markers, motion, pose
+            for motion in self._motion.ranked(grey, candidates):
+                markers = self._markers(deblurred(grey, motion))
+                pose = self.fit_pose(markers)
+                if pose is not None and self._confirms(pose, seen, motion.length_px / 2):
+                    return markers, motion, pose
         return None
 
     def find(self, image: np.ndarray) -> FinderResult:
