@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import cv2
 import numpy as np
+import pytest
 from test_tiles import grid_image
 from tilefaces import P, centre, face
 
@@ -17,6 +18,7 @@ from thoughtwave.vision.artwork import RED_BGR
 from thoughtwave.vision.causes import Cause, CellLight, diagnose
 from thoughtwave.vision.finder import BoardFinder
 from thoughtwave.vision.reading import CellState
+from thoughtwave.vision.tileframe import read_arms
 from thoughtwave.vision.tiles import TileReader
 
 
@@ -155,3 +157,40 @@ def test_in_uneven_light_a_smeared_blank_arm_is_judged_by_its_outer_half():
                 grid = shade(board, x, y, depth, soft * P, 0)
                 got = TileReader().read(smear(grid, length, angle)).cells()
                 assert {c: got[c].label() for c in pieces} == {c: f"black {p}" for c, p in pieces.items()}
+
+
+def _levels(inner: list[float], outer: list[float]) -> np.ndarray:
+    """(100, 2, 4) scaled arm levels (n, e, s, w) for one tile, the rest of the board clearly blank."""
+    levels = np.zeros((100, 2, 4))
+    levels[0, 0], levels[0, 1] = inner, outer
+    return levels
+
+
+@pytest.mark.parametrize("inner_west", [0.45, 0.6])
+def test_a_blurred_blank_arm_lit_by_the_hub_reads_blank_only_in_a_blurred_picture(inner_west):
+    # n and s clearly wave; w's outer half clearly blank, its inner half lifted by the hub's bleeding cream.
+    levels = _levels([1.0, 0.0, 1.0, inner_west], [1.0, 0.0, 1.0, 0.02])
+    kept = np.ones((100, 2, 4), bool)
+    calls = []
+
+    def blurred(answer):
+        return lambda: calls.append(answer) or answer
+
+    arms, margin = read_arms(levels, kept, np.zeros(100, bool), 0.22, blurred(True))
+    assert str(Piece(int(arms[0]))) == "ns" and margin[0] > 0.22
+    arms, margin = read_arms(levels, kept, np.zeros(100, bool), 0.22, blurred(False))
+    assert margin[0] <= 0.22, "a sharp picture's lit inner half stays in doubt"
+    assert calls == [True, False]
+
+
+def test_a_blank_outer_half_does_not_overrule_a_clear_wave_or_ask_for_sharpness_needlessly():
+    kept = np.ones((100, 2, 4), bool)
+    # The inner half clearly wave (a wave's outer half darkened by something over it): still doubt.
+    arms, margin = read_arms(_levels([1.0, 0.0, 1.0, 0.9], [1.0, 0.0, 1.0, 0.02]), kept, np.zeros(100, bool), 0.22,
+                             lambda: True)
+    assert margin[0] <= 0.22
+    # Every arm clear: the picture's sharpness is never measured.
+    asked = []
+    read_arms(_levels([1.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 0.0]), kept, np.zeros(100, bool), 0.22,
+              lambda: asked.append(1) or True)
+    assert asked == []

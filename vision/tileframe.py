@@ -8,6 +8,7 @@ error still sample inside the part it stands for. ``sampling(tile)`` gives them 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
@@ -185,15 +186,21 @@ def angle_weight(tile: TileGeometry = TILE) -> np.ndarray:
     return keep.astype(np.float32)
 
 
-def read_arms(levels: np.ndarray, kept: np.ndarray, glare: np.ndarray,
-              arm_margin: float) -> tuple[np.ndarray, np.ndarray]:
+#: A blurred blank arm's inner half, lit by the hub's bleeding cream, reaches this scaled level at most.
+BLEED_INNER_MAX = 0.7
+
+
+def read_arms(levels: np.ndarray, kept: np.ndarray, glare: np.ndarray, arm_margin: float,
+              blurred: Callable[[], bool] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each tile's arms (bit mask) and the margin they were read with (0: in doubt), from the (100, 2, 4)
     scaled levels of each arm's inner and outer half, which halves were seen (``kept``) and which
     tiles lie under glare; ``arm_margin`` the least margin a reading needs.
 
     An arm is read from its halves seen, which must agree, each clearly wave or blank. Under glare one
     half clearly blank reads the arm blank even when the other is in doubt: glare only lifts dark ink
-    toward cream, never the other way, so "blank" survives it and "wave" does not."""
+    toward cream, never the other way, so "blank" survives it and "wave" does not. In a blurred picture
+    (``blurred()``, asked only when it matters) the hub's cream bleeds into the inner half of a blank arm:
+    an outer half clearly blank reads the arm blank while the inner half is not clearly wave."""
     has_arm = levels > 0.5
     sure = np.abs(levels - 0.5) * 2
     # Each arm from its inner half, or its outer half where the inner one is washed out.
@@ -204,4 +211,9 @@ def read_arms(levels: np.ndarray, kept: np.ndarray, glare: np.ndarray,
     rescue = glare[:, None] & (margin <= arm_margin) & (clear_blank > arm_margin)
     bit = np.where(rescue, False, bit)
     margin = np.where(rescue, clear_blank, margin)
+    outer_blank = kept[:, 1] & ~has_arm[:, 1] & (sure[:, 1] > arm_margin)
+    bled = (margin <= arm_margin) & outer_blank & (levels[:, 0] <= BLEED_INNER_MAX)
+    if bled.any() and blurred is not None and blurred():
+        bit = np.where(bled, False, bit)
+        margin = np.where(bled, sure[:, 1], margin)
     return (bit * np.array(ARM_BITS)).sum(axis=1), margin.min(axis=1)

@@ -333,7 +333,14 @@ class TileReader:
         dot_kept = kept[:, [col[f"dot_{k}"] for k in corners]] & kept[:, [col[f"ring_{k}"] for k in corners]]
         # Blur leaves a small dot a fraction of its contrast; the mean of those seen is steadier than any one.
         dots = np.where(dot_kept, dot_levels, 0.0).sum(axis=1) / np.maximum(dot_kept.sum(axis=1), 1)
-        arms, arm_margin = read_arms(arm_levels, arm_kept, glare_seen | (glare.ravel() > mdl.glare_max), mdl.arm_margin)
+        seen_blur = []          # the picture's sharpness, once measured
+
+        def blurred() -> bool:
+            seen_blur.append(sharpness(grid))
+            return moved or blur_cause(seen_blur[0], self.geometry.px_per_cell, sharp_reference) is not None
+
+        arms, arm_margin = read_arms(arm_levels, arm_kept, glare_seen | (glare.ravel() > mdl.glare_max), mdl.arm_margin,
+                                     blurred)
 
         # Colour, cue 1: the body's hue. Cue 2: the corner dots (two at least, seen). Both must say the same.
         body_red = red_means[:, col["body"]]
@@ -378,11 +385,11 @@ class TileReader:
         occupied = middle_body > mdl.occupied_min
         shaped = (occupied & centred & ~occluded & (contrast > mdl.hub_contrast_min) & (arms > 0)
                   & (arm_margin > mdl.arm_margin) & ~dim_blank & (residual < mdl.residual_max))
-        sharp = None
+        sharp = seen_blur[0] if seen_blur else None
         if (red_by_hue & shaped & hue_sure).any():
             # Red from the body alone only where the picture is blurred enough to fade a dot: edges wider than
             # the dot. In a sharp picture a red tile without its dots is a misprint or something over it.
-            sharp = sharpness(grid)
+            sharp = sharp or sharpness(grid)
             if sharp.width <= DOT_FADE * self.sampling.tile.dot_diameter * self.tile_px:
                 red_by_hue[:] = False
         colour_ok = hue_sure & ((hue_red & (dots_red | red_by_hue)) | black_ok)
