@@ -127,6 +127,13 @@ RETRY_BELOW = 4
 SMEAR_PAUSE_FRAMES = 4
 
 
+def _normaliser(points: np.ndarray) -> tuple[np.ndarray, float]:
+    """The similarity that centres ``points`` at the origin at a mean distance of sqrt(2), and its scale."""
+    centre = points.mean(axis=0)
+    scale = float(np.sqrt(2) / max(np.mean(np.linalg.norm(points - centre, axis=1)), 1e-9))
+    return np.array([[scale, 0, -scale * centre[0]], [0, scale, -scale * centre[1]], [0, 0, 1]]), scale
+
+
 def _grey(image: np.ndarray) -> np.ndarray:
     return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
@@ -279,24 +286,34 @@ class BoardFinder:
 
         The corners the pose was fitted to are off by about its reprojection error (a shaken camera drags
         them along the smear). Few markers, or markers bunched on one part of the board, pass that error on
-        magnified to the cells far from them: each corner coordinate is moved by a pixel, the pose fitted
-        again, and the cells' shifts added in quadrature and scaled by the error."""
+        magnified to the cells far from them: the shift of every cell per pixel of each corner coordinate (the
+        normalised direct linear fit, differentiated), added in quadrature and scaled by the error."""
         if len(pose.corners_px) != len(pose.marker_ids) or pose.reprojection_px <= 0:
             return np.zeros(len(self._cell_centres_mm))
-        ids = list(pose.marker_ids)
-        image = dict(zip(ids, pose.corners_px, strict=True))
-        centres = self._cell_centres_mm.reshape(-1, 1, 2)
-        base = cv2.perspectiveTransform(centres, pose.homography)
-        gain = np.zeros(len(centres))
-        for marker_id in ids:
-            for k in range(8):
-                moved = dict(image)
-                moved[marker_id] = image[marker_id].copy()
-                moved[marker_id][k // 2, k % 2] += 1.0
-                h = self._homography(ids, moved)
-                if h is not None:
-                    gain += np.sum((cv2.perspectiveTransform(centres, h) - base).reshape(-1, 2) ** 2, axis=1)
-        return np.sqrt(gain) * pose.reprojection_px / self.cell_px(pose)
+        src = np.concatenate([self._marker_mm[i] for i in pose.marker_ids])
+        (ts, _), (td, scale) = _normaliser(src), _normaliser(np.concatenate(pose.corners_px))
+        xy1 = np.c_[src, np.ones(len(src))] @ ts.T
+        dst = np.concatenate(pose.corners_px) @ td[:2, :2].T + td[:2, 2]
+        a = np.zeros((2 * len(src), 9))
+        a[0::2, 0:3], a[0::2, 6:9] = xy1, -dst[:, :1] * xy1
+        a[1::2, 3:6], a[1::2, 6:9] = xy1, -dst[:, 1:] * xy1
+        _, sv, vt = np.linalg.svd(a)
+        h = vt[-1]
+        inverse = (vt[:-1].T / sv[:-1] ** 2) @ vt[:-1]          # (A^T A)^+ away from the solution
+        # A corner coordinate moved by d changes its row of A by d [x, y, 1] in the last three columns.
+        rows = a.T * np.repeat(xy1 @ h[6:9], 2)[None, :]
+        rows[6:9] += np.repeat(xy1.T, 2, axis=1) * (a @ h)[None, :]
+        dh = (inverse @ rows * scale).T.reshape(-1, 3, 3)        # per px of each corner coordinate
+        centres = np.c_[self._cell_centres_mm, np.ones(len(self._cell_centres_mm))] @ ts.T
+        back = np.linalg.inv(td).T
+
+        def place(hs: np.ndarray) -> np.ndarray:
+            q = centres @ np.swapaxes(hs, -1, -2) @ back
+            return q[..., :2] / q[..., 2:]
+
+        step = 1e-6
+        shifts = (place(h.reshape(3, 3)[None] + step * dh) - place(h.reshape(3, 3))) / step
+        return np.sqrt((shifts ** 2).sum(axis=(0, 2))) * pose.reprojection_px / self.cell_px(pose)
 
     def _homography(self, ids: list[int], image: dict[int, np.ndarray]) -> np.ndarray | None:
         """Least-squares homography from the corners of ``ids``."""
