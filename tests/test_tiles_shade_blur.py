@@ -194,3 +194,37 @@ def test_a_blank_outer_half_does_not_overrule_a_clear_wave_or_ask_for_sharpness_
     read_arms(_levels([1.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 0.0]), kept, np.zeros(100, bool), 0.22,
               lambda: asked.append(1) or True)
     assert asked == []
+
+
+def test_a_black_tile_washed_pale_by_a_sheen_in_full_light_never_reads_empty():
+    # Glossy paper under a lamp lifts a black tile's ink toward white, and its cell well above the board's white: its
+    # middle spans little from bright to dark and its hub hardly stands out, like paper in a soft shadow; but paper in
+    # shadow is never lit above the board's white.
+    tiles = {Cell.parse(n): p for n, p in (("C3", "ne"), ("F4", "ew"), ("D7", "nes"))}
+    board = grid_image({c: face(Colour.BLACK, p) for c, p in tiles.items()}).astype(np.float32)
+    grid = board * 0.72                                       # the board's white, away from the lamp's sheen
+    x0, y0 = (int(v) - P for v in centre(Cell.parse("C3")))
+    x1, y1 = (int(v) + P for v in centre(Cell.parse("F7")))
+    grid[y0:y1, x0:x1] = board[y0:y1, x0:x1]                 # the sheen, over a block of cells
+    for cell in tiles:
+        x, y = (int(round(v)) for v in centre(cell))
+        box = np.s_[y - P // 2:y + P // 2, x - P // 2:x + P // 2]
+        grid[box] = 255 - (255 - board[box]) * 0.25         # in the sheen: the ink keeps a quarter of its contrast
+    got = TileReader().read(cv2.GaussianBlur(grid, (0, 0), 1.2).astype(np.uint8)).cells()
+    assert {c: got[c].state for c in tiles} == {c: CellState.UNREADABLE for c in tiles}
+
+
+def test_a_finger_over_the_end_of_a_wave_beside_a_hand_is_doubt_not_a_missing_arm():
+    tile = Cell.parse("E5")
+    grid = grid_image({tile: face(Colour.BLACK, "ew")})
+    x, y = (int(round(v)) for v in centre(tile))
+    # A hand lies over the cells east of E5, a finger's shaded end over the tile's east arm, as dark as its ink.
+    cv2.rectangle(grid, (x + P, y - 2 * P), (x + 3 * P, y + 2 * P), (120, 150, 200), -1)
+    cv2.rectangle(grid, (x + int(0.16 * P), y - int(0.2 * P)), (x + P + 2, y + int(0.2 * P)), (45, 45, 45), -1)
+    readout = TileReader().read(grid)
+    assert readout.cells()[tile].state is CellState.UNREADABLE          # not "black w"
+    assert readout.causes[tile] is Cause.HAND
+    # The same tile with nothing over it, a hand beside it all the same: read.
+    grid = grid_image({tile: face(Colour.BLACK, "ew")})
+    cv2.rectangle(grid, (x + P, y - 2 * P), (x + 3 * P, y + 2 * P), (120, 150, 200), -1)
+    assert TileReader().read(grid).cells()[tile].label() == "black ew"

@@ -60,3 +60,33 @@ def footprints(tiles: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.ndar
         corners = square @ np.array([[c, s], [-s, c]]) + (cx.ravel()[i], cy.ravel()[i])
         cv2.fillConvexPoly(out, np.rint(corners * 16).astype(np.int32), int(i) + 1, cv2.LINE_8, 4)
     return out
+
+
+#: Where ``beyond_edges`` looks: across each side from this share of a tile from its centre to the next, along the
+#: middle of the side (where a wave leaves the tile) this share either way.
+BEYOND_ACROSS, BEYOND_ALONG = (0.62, 0.75), 0.17
+
+
+def beyond_edges(mask: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.ndarray, tile_px: float) -> np.ndarray:
+    """(100, 4) the share of ``mask`` just beyond the middle of each tile's sides (n, e, s, w), in the tile's own
+    frame (centre ``cx``, ``cy`` in grid px, turned by ``angle``)."""
+    along = np.linspace(-BEYOND_ALONG, BEYOND_ALONG, 7)
+    across = np.linspace(*BEYOND_ACROSS, 3)
+    a, b = (g.ravel() for g in np.meshgrid(along, across))
+    # (u east, v south) of the samples beyond n, e, s, w
+    sides = np.stack([np.stack([a, -b]), np.stack([b, a]), np.stack([a, b]), np.stack([-b, a])]) * tile_px  # (4, 2, k)
+    cos, sin = np.cos(angle)[:, None, None], np.sin(angle)[:, None, None]
+    u, v = sides[None, :, 0], sides[None, :, 1]                                                    # (1, 4, k)
+    map_x = (cx.reshape(-1, 1, 1) + u * cos - v * sin).astype(np.float32)
+    map_y = (cy.reshape(-1, 1, 1) + u * sin + v * cos).astype(np.float32)
+    n = map_x.shape[0]
+    sampled = cv2.remap(mask.astype(np.float32), map_x.reshape(n * 4, -1), map_y.reshape(n * 4, -1), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE)
+    return sampled.reshape(n, 4, -1).mean(axis=2)
+
+
+def facing(cells: np.ndarray) -> np.ndarray:
+    """(100, 4) whether the neighbour of each cell across its n, e, s, w side is one of ``cells`` ((100,) bool; off the
+    board: no)."""
+    padded = np.pad(np.asarray(cells, bool).reshape(10, 10), 1)
+    return np.stack([padded[:-2, 1:-1], padded[1:-1, 2:], padded[2:, 1:-1], padded[1:-1, :-2]], axis=-1).reshape(100, 4)

@@ -100,3 +100,22 @@ class TileReadout:
         occluded = frozenset(c for c in CELLS if self.occluded[c.row, c.col])
         return BoardReading(True, self.cells(), occluded=bool(occluded), occluded_cells=occluded, ms=ms,
                             causes=dict(self.causes))
+
+
+def why_unread(i: int, occluded: np.ndarray, occupied: np.ndarray, contrast: np.ndarray, mdl: ColourModel,
+               arms: np.ndarray, arm_margin: np.ndarray, colour_ok: np.ndarray, residual: np.ndarray,
+               dim_blank: np.ndarray) -> str:
+    """Why cell ``i`` (by ``Cell.index``) was not read, in a few words, from the reader's measures."""
+    if occluded[i]:
+        return "something covers it"
+    if not occupied[i]:
+        return "neither clearly empty nor clearly a tile"
+    if contrast[i] <= mdl.hub_contrast_min or arms[i] == 0:
+        return "no tile pattern found"
+    if arm_margin[i] <= mdl.arm_margin:
+        return "an arm is neither clearly wave nor blank"
+    if dim_blank[i]:
+        return "in dim or uneven light an arm read blank may be a darkened wave"
+    if not colour_ok[i]:
+        return "colour cues disagree"
+    return "does not look like the piece read"

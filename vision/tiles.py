@@ -33,7 +33,7 @@ import numpy as np
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.vision.artwork import TILE, TileGeometry
 from thoughtwave.vision.causes import CLIPPED_LEVEL, SOFT_SPREAD, Cause, CellLight, blur_cause, explain, sharpness
-from thoughtwave.vision.cellmeasures import MIDDLE, footprints, middle_spread, overlapping
+from thoughtwave.vision.cellmeasures import MIDDLE, beyond_edges, facing, footprints, middle_spread, overlapping
 from thoughtwave.vision.channels import brightest, darkest, hue_field
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.tileframe import (
@@ -46,7 +46,7 @@ from thoughtwave.vision.tileframe import (
     read_arms,
     sampling,
 )
-from thoughtwave.vision.tilemodel import ColourModel, TileReadout
+from thoughtwave.vision.tilemodel import ColourModel, TileReadout, why_unread
 
 __all__ = ["ColourModel", "TileReader", "TileReadout"]
 
@@ -66,6 +66,10 @@ WASHED_BEYOND_HUB = 0.25
 #: Where the board's pose may misplace a cell by more than this share of a cell (few markers seen, smeared:
 #: ``BoardFinder.cell_doubt``), no tile is read, and nothing at all beyond the second.
 POSE_DOUBT_TILE, POSE_DOUBT_ANY = 0.2, 0.5
+#: Share of dark ink no tile explains, just beyond a tile's side, that may be a hand's over the wave's end.
+BEYOND_DARK = 0.5
+#: Paper in shadow reads empty by its even middle only where its light (a share of the board's white) is below this.
+FLAT_LIGHT_MAX = 1.1
 
 
 # -- the reader ----------------------------------------------------------------------------------
@@ -399,6 +403,10 @@ class TileReader:
         # A neighbour pushed and turned reaches into the middle of a cell; what its outline (as read)
         # explains does not count against the cell being empty.
         unexplained = not_paper & (footprints(tile_ok, cx, cy, angle, self.tile_px, grid.shape[:2]) == 0)
+        # A finger or its shadow over a wave's end looks like body ink, and the arm reads blank: no tile is read with
+        # dark that no tile read explains across a blank side that faces a cell where a hand shows.
+        beyond = beyond_edges(unexplained, cx, cy, angle, self.tile_px) > BEYOND_DARK
+        overlaid = tile_ok & (blank & facing(cell_other.ravel() > 0) & beyond).any(axis=1)
         middle_unexplained = self._cell_shares(unexplained, *MIDDLE)
         # Empty is said only where a tile would have shown: not under measurable glare, nor where the
         # middle is washed out (a tile there would be paper white too).
@@ -414,18 +422,19 @@ class TileReader:
         spreads = middle_spread(dark, self.geometry)
         # A tile washed pale by a reflection is flat too, but keeps a tinge of its ink: paper in shadow is flat
         # and colourless (no pixel of its middle coloured). A little less flat is paper too where no hub stands out
-        # of a body (a black tile's does by 0.35 at least, however blurred, shaded or lit by a sheen).
+        # of a body (a black tile's does by 0.35 at least, however blurred, shaded or lit by a sheen). Paper in shadow
+        # is never lit above the board's white: a flat middle in a lamp's sheen is a black tile washed pale.
         tinged = self._cell_shares(self._coloured, *MIDDLE)
         faint = (contrast < mdl.hub_faint) & kept[:, col["body"]]          # a washed-out body shows no hub
         even = (spreads < mdl.flat_spread_max) | ((spreads < mdl.patternless_spread_max) & faint)
-        flat = even & (tinged == 0) & (middle_washed == 0) & clean & ~tile_ok & ~empty
+        flat = even & (light < FLAT_LIGHT_MAX) & (tinged == 0) & (middle_washed == 0) & clean & ~tile_ok & ~empty
         empty |= flat
         state = np.where(tile_ok, 1, np.where(empty & ~occluded, 0, 2))
         # A pose that may be off by a fifth of a cell puts an arm's inner half on the hub: no tile is read there.
         # An empty cell keeps a misplaced tile's ink in its middle up to half a cell off.
         doubt = np.zeros(100) if doubt is None else np.asarray(doubt, np.float64).ravel()
         misplaced = ((state == 1) & (doubt > POSE_DOUBT_TILE)) | (doubt > POSE_DOUBT_ANY)
-        state[misplaced] = 2
+        state[misplaced | overlaid] = 2
 
         empty_conf = np.where(flat, 0.6, np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
         tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
@@ -439,8 +448,9 @@ class TileReader:
         why: dict[Cell, str] = {}
         for i in np.flatnonzero(state == 2):
             why[CELLS[i]] = ("where the board lies is uncertain here: too few of its markers were seen sharply"
-                             if misplaced[i] else "it overlaps a neighbouring tile as read" if crowded[i] else
-                             _why(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual,
+                             if misplaced[i] else "a hand beside it may cover the end of a wave" if overlaid[i] else
+                             "it overlaps a neighbouring tile as read" if crowded[i] else
+                             why_unread(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual,
                                   dim_blank))
         readout = TileReadout(state.reshape(10, 10), arms.reshape(10, 10), red.reshape(10, 10),
                               confidence.reshape(10, 10).astype(np.float32), occluded.reshape(10, 10),
@@ -456,6 +466,7 @@ class TileReader:
                 measured = measured or sharp or sharpness(grid)
                 cause = blur_cause(measured, self.geometry.px_per_cell, sharp_reference) or Cause.HAND
                 readout.causes.update({CELLS[i]: cause for i in np.flatnonzero(misplaced)})
+            readout.causes.update({CELLS[i]: Cause.HAND for i in np.flatnonzero(overlaid & ~misplaced)})
             readout.sharpness = measured.width if measured is not None else None
         return readout
 
@@ -482,22 +493,3 @@ class TileReader:
         paper = box * float(np.mean(self.paper_white + 1.0))
         clipped = self._cell_shares(darkest(grid) >= CLIPPED_LEVEL, 0.0, 1.0)
         return CellLight(box, paper.astype(np.float32), clipped, edge)
-
-
-def _why(i: int, occluded: np.ndarray, occupied: np.ndarray, contrast: np.ndarray, mdl: ColourModel,
-         arms: np.ndarray, arm_margin: np.ndarray, colour_ok: np.ndarray, residual: np.ndarray,
-         dim_blank: np.ndarray) -> str:
-    if occluded[i]:
-        return "something covers it"
-    if not occupied[i]:
-        return "neither clearly empty nor clearly a tile"
-    if contrast[i] <= mdl.hub_contrast_min or arms[i] == 0:
-        return "no tile pattern found"
-    if arm_margin[i] <= mdl.arm_margin:
-        return "an arm is neither clearly wave nor blank"
-    if dim_blank[i]:
-        return "in dim or uneven light an arm read blank may be a darkened wave"
-    if not colour_ok[i]:
-        return "colour cues disagree"
-    return "does not look like the piece read"
-
