@@ -59,7 +59,9 @@ class Computer:
     positions evaluated (deterministic, for tests). ``seed`` makes the tie-breaking between equal
     moves repeatable. The tuned knobs: ``beam`` (moves searched deeper per position), ``keep``,
     ``width``, ``lead``, ``own``, ``exact_threats``, ``norm`` (the evaluation's ``Weights``) and ``blocks``
-    (placements beside the opponent's connection tried per position; 0: none). ``workers``: search
+    (placements beside the opponent's connection tried per position; 0: none). ``root_all``: the first
+    ply ranks every legal placement, not only the candidates (as the two-ply benchmark searcher does; it
+    costs 500-1000 cheap evaluations, 0.1-0.5 s here, before the deepening). ``workers``: search
     processes at level 3 (``engine.parallel``; default: the cores beyond two, at most two).
 
     Trials (bench/ai.py against the two-ply searcher of issue 17 at 1 s a move, 8 games each on the
@@ -92,13 +94,27 @@ class Computer:
     race): 4/16/4 (50%); necks (race steps where one cell carries every shortest connection, so one
     block lengthens it) weighted 0.2 against the opponent's: 7/7/10 (44%). The terms that value a
     connection's resistance to blocks win about as often and lose far more; none was kept.
+
+    Trials of 2026-11-23 (third session), 40 games each on the same openings per seed range, one game at a
+    time (``bench/ai.py --nodes 1000 --games 40 --opponents twoply --seed S --processes 1 [--set ...]``;
+    1000 nodes took 0.46 s a move median here, not 1 s): the defaults before ``root_all`` 10/20/10 (50%,
+    39-61) on seeds 1500-1519 and 9/25/6 (54%, 44-63) on 1520-1539; ``--set root_all=1,max_nodes=1400``
+    (every placement ranked at the root; 1400 nodes with it took about the time of 1000 without, on 24
+    positions) 16/18/6 (62%, 52-73) on 1500 (17 openings better, 8 worse) and 15/19/6 (61%, 50-72) on 1520
+    (14 better, 7 worse): 80 games 31/37/12 (62%) against 19/45/16 (52%), so ``root_all`` became the default.
+    Not finished for lack of time: the lead of a side whose opponent can no longer connect capped at its
+    slack (pieces left minus distance: the dead side blocks for free). Found in the non-won games of seed
+    1500: at a search's last ply the opponent's best reply (by this evaluation, over every placement) is
+    missing from its 24 candidates plus blocks in 23% of 155 positions, 28 of 35 times a block on the
+    computer's own connection that the candidates' cheap score does not see lengthen it (8% with 60
+    candidates, at a cost in depth): the next thing to measure.
     """
 
     def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,
                  seed: int | None = None, beam: int = 10, keep: float = 0.1, width: float = 0.1,
                  root_beam: int = 6, plies: int = 12, blocks: int = 12, lead: float | None = None,
                  own: float = 0.0, exact_threats: bool = True, workers: int | None = None,
-                 norm: float = 1.0) -> None:
+                 norm: float = 1.0, root_all: bool = True) -> None:
         if level not in (1, 2, 3):
             raise ValueError(f"level must be 1, 2 or 3, not {level}")
         self.level = level
@@ -110,6 +126,7 @@ class Computer:
         self.blocks = blocks
         self.weights = Weights(keep=keep, width=width, lead=lead, own=own, exact_threats=exact_threats,
                                norm=norm)
+        self.root_all = root_all
         self.rng = random.Random(seed)
         self.workers = default_workers() if workers is None else max(1, workers)
 
@@ -127,7 +144,7 @@ class Computer:
         mover = ref.to_move
         assert mover is not None
         evaluator = Evaluator(mover, self.weights)
-        limits = Limits(max_nodes=self.max_nodes, beam=self.beam, blocks=self.blocks)
+        limits = Limits(max_nodes=self.max_nodes, beam=self.beam, blocks=self.blocks, root_all=self.root_all)
         search = Search(ref, evaluator, limits, self.rng)
         ranked = search.ranked(0, 0, wide=True)     # always completes: there is always a move
         if not ranked:

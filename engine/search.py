@@ -13,6 +13,7 @@ another order of the same placements). Move ordering: at the last ply the candid
 in their cheap order and the search stops at the first one past the window (the opponent's blocks
 are only computed when nothing cut off before); higher up the candidates are ranked by their
 evaluation (kept per key, so each ranking is computed once a search) and the best ``beam`` searched.
+With ``Limits.root_all`` the root's ranking covers every legal placement, not only the candidates.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class Limits:
     keep: int = 24              # cheap candidates kept per position beyond the root
     root_keep: int = 60         # at the root
     blocks: int = 12            # blocking placements beside the opponent's connection per position
+    root_all: bool = False      # rank every legal placement at the root, not only the candidates
 
 
 class Search:
@@ -121,6 +123,9 @@ class Search:
         maximising = ref.to_move is self.root
         candidates = Candidates(ref, self.rng, limits.root_keep if wide else limits.keep, limits.blocks)
         moves = candidates.moves + candidates.blocks()
+        if wide and limits.root_all and candidates.win is None:
+            listed = set(moves)
+            moves += [m for m in ref.board.legal_placements(ref.available(ref.to_move)) if m not in listed]
         out: list[tuple[float, Move]] = []
         for move in moves:
             value = self._value_after(candidates, move, key, ply)

@@ -281,8 +281,9 @@ def test_a_bigger_budget_searches_deeper():
     rng = random.Random(3)
     for _ in range(12):
         referee.attempt(greedy_move(referee, rng))
-    small = Computer(seconds=None, max_nodes=300, seed=1, workers=1).search(referee)
-    large = Computer(seconds=None, max_nodes=2000, seed=1, workers=1).search(referee)
+    # the first ~900 evaluations rank every placement at the root (root_all); the rest deepen
+    small = Computer(seconds=None, max_nodes=1200, seed=1, workers=1).search(referee)
+    large = Computer(seconds=None, max_nodes=3000, seed=1, workers=1).search(referee)
     assert small is not None and large is not None
     assert large.depth > small.depth >= 2
 
@@ -312,3 +313,26 @@ def test_with_the_lead_scaled_by_the_race_left_behind_it_blocks_and_ahead_it_ste
         assert values == sorted(values)
     plain = Evaluator(Colour.RED, Weights(own=0.3, norm=0.0))     # the old evaluation always steps
     assert plain.race(referee, 5, 3) > plain.race(referee, 6, 4)
+
+
+def test_a_wide_root_ranks_every_legal_placement_and_plays_the_best_one():
+    # root_all: the first ply is every placement (as the two-ply benchmark searcher looks at them), so a
+    # block or step the distance maps do not suggest is still weighed; without it, only the candidates
+    from thoughtwave.engine.evaluate import Evaluator, Weights
+    from thoughtwave.engine.search import Limits, Search
+
+    referee = Referee()
+    rng = random.Random(11)
+    for _ in range(14):
+        referee.attempt(greedy_move(referee, rng))
+    mover = referee.to_move
+    legal = set(referee.board.legal_placements(referee.available(mover)))
+    ranked = {}
+    for wide in (False, True):
+        search = Search(referee, Evaluator(mover, Weights()), Limits(root_all=wide), random.Random(0))
+        ranked[wide] = search.ranked(0, 0, wide=True)
+    assert {m for _, m in ranked[True]} == legal
+    assert len(ranked[False]) < len(legal)
+    assert ranked[True][0][0] >= ranked[False][0][0]          # never a worse first choice at one ply
+    level_one = Computer(level=1, seconds=None, seed=0, root_all=True).choose(referee)
+    assert level_one == ranked[True][0][1]
