@@ -30,6 +30,11 @@ from thoughtwave.engine.pieces import Colour
 from thoughtwave.engine.referee import Referee
 from thoughtwave.engine.search import Limits, Search
 
+#: The share of a move's time that ranking every placement at the root may take (``root_all``); the candidates are
+#: always ranked, and the rest of the time goes to the deepening (early in a game, on a slow machine, it would not
+#: leave the deepening much).
+ROOT_SHARE = 0.4
+
 __all__ = ["Choice", "Computer", "chooser", "greedy_move", "random_move", "win_estimate"]
 _NO_PATH = NO_PATH
 
@@ -144,7 +149,8 @@ class Computer:
         mover = ref.to_move
         assert mover is not None
         evaluator = Evaluator(mover, self.weights)
-        limits = Limits(max_nodes=self.max_nodes, beam=self.beam, blocks=self.blocks, root_all=self.root_all)
+        limits = Limits(max_nodes=self.max_nodes, beam=self.beam, blocks=self.blocks, root_all=self.root_all,
+                        root_deadline=math.inf if self.seconds is None else start + ROOT_SHARE * self.seconds)
         search = Search(ref, evaluator, limits, self.rng)
         ranked = search.ranked(0, 0, wide=True)     # always completes: there is always a move
         if not ranked:

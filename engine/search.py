@@ -50,7 +50,8 @@ class Limits:
     keep: int = 24              # cheap candidates kept per position beyond the root
     root_keep: int = 60         # at the root
     blocks: int = 12            # blocking placements beside the opponent's connection per position
-    root_all: bool = False      # rank every legal placement at the root, not only the candidates
+    root_all: bool = False      # rank every legal placement at the root, not only the candidates ...
+    root_deadline: float = math.inf   # ... those beyond the candidates until this monotonic time
 
 
 class Search:
@@ -123,11 +124,15 @@ class Search:
         maximising = ref.to_move is self.root
         candidates = Candidates(ref, self.rng, limits.root_keep if wide else limits.keep, limits.blocks)
         moves = candidates.moves + candidates.blocks()
+        others: list[Move] = []
         if wide and limits.root_all and candidates.win is None:
             listed = set(moves)
-            moves += [m for m in ref.board.legal_placements(ref.available(ref.to_move)) if m not in listed]
+            others = [m for m in ref.board.legal_placements(ref.available(ref.to_move)) if m not in listed]
         out: list[tuple[float, Move]] = []
-        for move in moves:
+        for k, move in enumerate(moves + others):
+            # The placements beyond the candidates are ranked while the root's share of the clock lasts.
+            if k >= len(moves) and (k - len(moves)) % 16 == 0 and time.monotonic() > limits.root_deadline:
+                break
             value = self._value_after(candidates, move, key, ply)
             out.append((value + self.rng.random() * 1e-3, move))
         out.sort(key=lambda x: -x[0] if maximising else x[0])
