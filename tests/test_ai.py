@@ -336,22 +336,7 @@ def test_a_wide_root_ranks_every_legal_placement_and_plays_the_best_one():
     assert ranked[True][0][0] >= ranked[False][0][0]          # never a worse first choice at one ply
     level_one = Computer(level=1, seconds=None, seed=0, root_all=True).choose(referee)
     assert level_one == ranked[True][0][1]
-
-
-def test_a_wide_root_past_its_share_of_the_clock_keeps_the_candidates_only():
-    # On a slow machine ranking every placement could eat the whole move's time: past the root's deadline only
-    # the candidates are ranked, as without root_all, and the deepening gets the rest of the clock.
-    from thoughtwave.engine.evaluate import Evaluator, Weights
-    from thoughtwave.engine.search import Limits, Search
-
-    referee = Referee()
-    rng = random.Random(11)
-    for _ in range(14):
-        referee.attempt(greedy_move(referee, rng))
-    mover = referee.to_move
-
-    def ranked(limits: Limits) -> set:
-        return {m for _, m in Search(referee, Evaluator(mover, Weights()), limits, random.Random(0)).ranked(0, 0, True)}
-
-    assert ranked(Limits(root_all=True, root_deadline=0.0)) == ranked(Limits(root_all=False))
-    assert ranked(Limits(root_all=True)) == set(referee.board.legal_placements(referee.available(mover)))
+    # On a slow machine ranking every placement could eat the move's time: past the root's share of the clock
+    # only the candidates are ranked, as without root_all, and the deepening keeps the rest.
+    late = Search(referee, Evaluator(mover, Weights()), Limits(root_all=True, root_deadline=0.0), random.Random(0))
+    assert {m for _, m in late.ranked(0, 0, wide=True)} == {m for _, m in ranked[False]}
