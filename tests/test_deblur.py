@@ -158,3 +158,22 @@ def test_a_failed_search_is_not_repeated_on_the_next_frames():
     assert estimator.calls == first
     finder.find(desk)
     assert estimator.calls > first
+
+
+class FixedBlurs(MotionEstimator):
+    """An estimator that proposes the given blurs, best first, whatever the frame."""
+
+    def __init__(self, motions: list[Motion]) -> None:
+        self.motions = motions
+
+    def ranked(self, grey, candidates):
+        return list(self.motions)
+
+
+def test_when_the_best_blur_in_the_crops_gives_no_pose_the_next_one_is_tried():
+    # A few crops can favour a blur that brings back only their own markers; the whole frame decides.
+    frame, _ = smeared(1, 9.0, 37.0)
+    wrong, right = Motion(9.0, 127.0), Motion(9.0, 37.0)
+    assert not BoardFinder(motion=FixedBlurs([wrong])).find(frame).found
+    found = BoardFinder(motion=FixedBlurs([wrong, right])).find(frame)
+    assert found.found and found.motion == right
