@@ -66,8 +66,8 @@ class Computer:
     ``width``, ``lead``, ``own``, ``exact_threats``, ``norm`` (the evaluation's ``Weights``) and ``blocks``
     (placements beside the opponent's connection tried per position; 0: none). ``root_all``: the first
     ply ranks every legal placement, not only the candidates (as the two-ply benchmark searcher does; it
-    costs 500-1000 cheap evaluations, 0.1-0.5 s here, before the deepening). ``workers``: search
-    processes at level 3 (``engine.parallel``; default: the cores beyond two, at most two).
+    costs 500-1000 cheap evaluations, 0.1-0.5 s here, at most ``ROOT_SHARE`` of the clock; off by default).
+    ``workers``: search processes at level 3 (``engine.parallel``; default: the cores beyond two, at most two).
 
     Trials (bench/ai.py against the two-ply searcher of issue 17 at 1 s a move, 8 games each on the
     tuning seeds 1000-1003 unless said, openings of 2-4 random placements, the machine shared and
@@ -106,7 +106,11 @@ class Computer:
     39-61) on seeds 1500-1519 and 9/25/6 (54%, 44-63) on 1520-1539; ``--set root_all=1,max_nodes=1400``
     (every placement ranked at the root; 1400 nodes with it took about the time of 1000 without, on 24
     positions) 16/18/6 (62%, 52-73) on 1500 (17 openings better, 8 worse) and 15/19/6 (61%, 50-72) on 1520
-    (14 better, 7 worse): 80 games 31/37/12 (62%) against 19/45/16 (52%), so ``root_all`` became the default.
+    (14 better, 7 worse): 80 games 31/37/12 (62%) against 19/45/16 (52%). On the clock it did not carry over, so
+    it is not the default: with it (and the root's ranking stopped at 40% of the move), on the held-out openings
+    of seeds 90000+ (``--seconds 1 --games 40 --seed 90000 --processes 2``, load 0.8-2.0) 15/20/5 (62%, 52-73)
+    against 17/17/6 (64%) without; at 4 s on the first 16 (``--seconds 4 --games 16``) 3/10/3 (50%, 35-65)
+    against 8/6/2 (69%) without, and 6/8/2 (62%) with it at 1 s on those 16.
     Not finished for lack of time: the lead of a side whose opponent can no longer connect capped at its
     slack (pieces left minus distance: the dead side blocks for free). Found in the non-won games of seed
     1500: at a search's last ply the opponent's best reply (by this evaluation, over every placement) is
@@ -119,7 +123,7 @@ class Computer:
                  seed: int | None = None, beam: int = 10, keep: float = 0.1, width: float = 0.1,
                  root_beam: int = 6, plies: int = 12, blocks: int = 12, lead: float | None = None,
                  own: float = 0.0, exact_threats: bool = True, workers: int | None = None,
-                 norm: float = 1.0, root_all: bool = True) -> None:
+                 norm: float = 1.0, root_all: bool = False) -> None:
         if level not in (1, 2, 3):
             raise ValueError(f"level must be 1, 2 or 3, not {level}")
         self.level = level
