@@ -22,7 +22,8 @@ Everything is computed on whole arrays (the 100 cells at once); the steps are:
    body); the patch must then match the ideal picture of what was read. Any small margin or any
    disagreement gives ``unreadable``, never a guess.
 5. Occlusion: pixels that are neither paper/cream nor tile inks (a hand), in blobs wider than a
-   blurred edge, make a cell unreadable and mark it occluded. So does a pose that may misplace the cell.
+   blurred edge, make a cell unreadable and mark it occluded; so does a pose that may misplace the cell, and
+   unexplained dark just beyond a blank side of a tile beside a hand (a finger over its wave).
 """
 
 from __future__ import annotations
@@ -266,7 +267,8 @@ class TileReader:
         """Read all 100 cells of a grid image (BGR uint8, ``geometry.size`` square).
 
         For the causes of unreadable cells (``TileReadout.causes``): ``cell_px`` each cell's width in the picture
-        (by ``Cell.index``), ``sharp_reference`` recent sharp frames' edge width, ``moved`` the finder saw motion."""
+        (by ``Cell.index``), ``sharp_reference`` recent sharp frames' edge width, ``moved`` the finder saw motion.
+        ``doubt`` (100,): how far the board's pose may misplace each cell, in cells (``BoardFinder.cell_doubt``)."""
         mdl = self.model
         norm, glare = self.normalise(grid)
         cream, redness, not_paper, other = self.classes(norm)
