@@ -149,33 +149,33 @@ def test_an_unreadable_event_without_a_cause_keeps_the_old_shape():
     assert unreadable[0]["message"].startswith("can't read G7")
 
 
-def test_a_cell_read_two_ways_in_turn_is_unsteady():
-    red = CellReading.tile(Colour.RED, Piece.parse("ew"))
-    black = CellReading.tile(Colour.BLACK, Piece.parse("ew"))
+RED_EW = CellReading.tile(Colour.RED, Piece.parse("ew"))
+BLACK_EW = CellReading.tile(Colour.BLACK, Piece.parse("ew"))
+
+
+def settled(readings):
+    """The last view a fresh stabiliser fed ``readings`` a tenth of a second apart gave."""
     stabiliser = Stabiliser()
     view = None
-    for i in range(20):
-        reading = board({"G7": None}, tile=red if i % 2 else black)
+    for i, reading in enumerate(readings):
         view = stabiliser.feed(i / 10, reading) or view
+    return view
+
+
+def test_a_cell_read_two_ways_in_turn_is_unsteady():
+    view = settled(board({"G7": None}, tile=RED_EW if i % 2 else BLACK_EW) for i in range(20))
     assert view is not None and view.cells[Cell.parse("G7")].state.value == "unreadable"
     assert view.causes == {Cell.parse("G7"): Cause.UNSTEADY}
 
 
 def test_a_cell_read_two_ways_between_unclear_frames_is_unsteady_not_unclear():
-    red = CellReading.tile(Colour.RED, Piece.parse("ew"))
-    black = CellReading.tile(Colour.BLACK, Piece.parse("ew"))
-    stabiliser = Stabiliser()
-    view = None
-    for i in range(21):
-        # Every third frame cannot read G7 and names no better cause than "unclear"; the others disagree.
-        reading = board({"G7": Cause.UNCLEAR}) if i % 3 == 2 else board({"G7": None}, tile=red if i % 3 else black)
-        view = stabiliser.feed(i / 10, reading) or view
+    # Every third frame cannot read G7 and names no better cause than "unclear"; the others disagree.
+    view = settled(board({"G7": Cause.UNCLEAR}) if i % 3 == 2
+                   else board({"G7": None}, tile=RED_EW if i % 3 else BLACK_EW) for i in range(21))
     assert view is not None and view.cells[Cell.parse("G7")].state.value == "unreadable"
     assert view.causes == {Cell.parse("G7"): Cause.UNSTEADY}
-    steady = Stabiliser()
-    for i in range(20):
-        view = steady.feed(i / 10, board({"G7": Cause.UNCLEAR})) or view
-    assert view.causes == {Cell.parse("G7"): Cause.UNCLEAR}
+    steady = settled(board({"G7": Cause.UNCLEAR}) for _ in range(20))
+    assert steady is not None and steady.causes == {Cell.parse("G7"): Cause.UNCLEAR}
 
 
 def test_the_table_takes_the_reason_as_the_flag_and_a_new_reason_changes_it():

@@ -7,6 +7,7 @@ import cv2
 import numpy as np
 
 from thoughtwave.vision.finder import GridGeometry
+from thoughtwave.vision.tileframe import in_tile_frames
 
 #: The middle of a cell (shares of a cell) where occupancy is judged: a tile covers it however it was laid.
 MIDDLE = (0.18, 0.82)
@@ -73,16 +74,10 @@ def beyond_edges(mask: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.nda
     along = np.linspace(-BEYOND_ALONG, BEYOND_ALONG, 7)
     across = np.linspace(*BEYOND_ACROSS, 3)
     a, b = (g.ravel() for g in np.meshgrid(along, across))
-    # (u east, v south) of the samples beyond n, e, s, w
-    sides = np.stack([np.stack([a, -b]), np.stack([b, a]), np.stack([a, b]), np.stack([-b, a])]) * tile_px  # (4, 2, k)
-    cos, sin = np.cos(angle)[:, None, None], np.sin(angle)[:, None, None]
-    u, v = sides[None, :, 0], sides[None, :, 1]                                                    # (1, 4, k)
-    map_x = (cx.reshape(-1, 1, 1) + u * cos - v * sin).astype(np.float32)
-    map_y = (cy.reshape(-1, 1, 1) + u * sin + v * cos).astype(np.float32)
-    n = map_x.shape[0]
-    sampled = cv2.remap(mask.astype(np.float32), map_x.reshape(n * 4, -1), map_y.reshape(n * 4, -1), cv2.INTER_LINEAR,
-                        borderMode=cv2.BORDER_REPLICATE)
-    return sampled.reshape(n, 4, -1).mean(axis=2)
+    # (u east, v south) of the samples beyond n, e, s, w: (4, k) each
+    u = np.stack([a, b, a, -b]) * tile_px
+    v = np.stack([-b, a, b, a]) * tile_px
+    return in_tile_frames(mask.astype(np.float32), cx, cy, angle, u, v).mean(axis=(2, 3))
 
 
 def facing(cells: np.ndarray) -> np.ndarray:

@@ -24,7 +24,7 @@ costs nothing. Plain numpy FFTs and OpenCV's ArUco detector: no further library 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -55,8 +55,6 @@ MARKER_SHARE = 0.6
 CROP_PAD = 16
 #: The coarse search stops at a blur that lets this many markers decode (or every crop).
 ENOUGH_MARKERS = 4
-#: ``estimate`` names a blur only when it lets at least this many distinct board markers decode in the crops.
-MIN_MARKERS = 2
 #: Blurs tried on the whole frame when the best one gives no pose.
 ALTERNATIVES = 3
 
@@ -68,8 +66,6 @@ class Motion:
 
     length_px: float
     angle_deg: float
-    #: How many board markers decoded in the estimator's crops with it deconvolved (0: not measured).
-    markers: int = field(default=0, compare=False)
 
 
 def line_psf(length: float, angle_deg: float) -> np.ndarray:
@@ -192,12 +188,6 @@ class MotionEstimator:
         # Two crops decoding the same id: one of them is a false decode; count the id once.
         return len(set(seen))
 
-    def estimate(self, grey: np.ndarray, candidates: list[np.ndarray]) -> Motion | None:
-        """The motion blur of ``grey`` as the decodable markers tell it, or None when no blur tried
-        lets ``MIN_MARKERS`` board markers decode."""
-        ranked = self.ranked(grey, candidates)
-        return ranked[0] if ranked and ranked[0].markers >= MIN_MARKERS else None
-
     def ranked(self, grey: np.ndarray, candidates: list[np.ndarray]) -> list[Motion]:
         """The blurs worth deconvolving the whole frame with, best first (at most ``ALTERNATIVES``): the one
         under which most markers decode in the crops, refined, then others under which one decoded at least.
@@ -225,8 +215,7 @@ class MotionEstimator:
                 got = self.score(spectra, size, motion)
                 if got > best_score:
                     best, best_score = motion, got
-        others = [replace(m, markers=n) for n, m in scores[1:] if n > 0]
-        return [replace(best, markers=best_score), *others][:ALTERNATIVES]
+        return [best, *(m for n, m in scores[1:] if n > 0)][:ALTERNATIVES]
 
 
 def dark_squares(small: np.ndarray, scale: float) -> list[np.ndarray]:

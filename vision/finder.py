@@ -291,9 +291,10 @@ class BoardFinder:
         if len(pose.corners_px) != len(pose.marker_ids) or pose.reprojection_px <= 0:
             return np.zeros(len(self._cell_centres_mm))
         src = np.concatenate([self._marker_mm[i] for i in pose.marker_ids])
-        (ts, _), (td, scale) = _normaliser(src), _normaliser(np.concatenate(pose.corners_px))
+        seen = np.concatenate(pose.corners_px)
+        (ts, _), (td, scale) = _normaliser(src), _normaliser(seen)
         xy1 = np.c_[src, np.ones(len(src))] @ ts.T
-        dst = np.concatenate(pose.corners_px) @ td[:2, :2].T + td[:2, 2]
+        dst = seen @ td[:2, :2].T + td[:2, 2]
         a = np.zeros((2 * len(src), 9))
         a[0::2, 0:3], a[0::2, 6:9] = xy1, -dst[:, :1] * xy1
         a[1::2, 3:6], a[1::2, 6:9] = xy1, -dst[:, 1:] * xy1

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 
+import cv2
 import numpy as np
 
 from thoughtwave.engine.pieces import E, N, S, W
@@ -217,3 +218,16 @@ def read_arms(levels: np.ndarray, kept: np.ndarray, glare: np.ndarray, arm_margi
         bit = np.where(bled, False, bit)
         margin = np.where(bled, sure[:, 1], margin)
     return (bit * np.array(ARM_BITS)).sum(axis=1), margin.min(axis=1)
+
+
+def in_tile_frames(image: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.ndarray, u: np.ndarray,
+                   v: np.ndarray) -> np.ndarray:
+    """(n, *u.shape, ch) ``image`` sampled at the offsets (``u`` east, ``v`` south, px) in each of n tiles' own
+    frames (centre ``cx``, ``cy`` in image px, turned by ``angle``), bilinear, the border repeated: one remap."""
+    n = np.size(cx)
+    cos, sin = np.cos(angle).reshape(n, 1), np.sin(angle).reshape(n, 1)
+    du, dv = np.ravel(u)[None, :], np.ravel(v)[None, :]
+    map_x = (np.reshape(cx, (n, 1)) + du * cos - dv * sin).astype(np.float32)
+    map_y = (np.reshape(cy, (n, 1)) + du * sin + dv * cos).astype(np.float32)
+    out = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return out.reshape(n, *np.shape(u), -1)

@@ -44,6 +44,7 @@ from thoughtwave.vision.tileframe import (
     RESIDUAL_INDEX,
     TileSampling,
     frame_coords,
+    in_tile_frames,
     read_arms,
     sampling,
 )
@@ -252,13 +253,7 @@ class TileReader:
                  extent: float = 1.0) -> np.ndarray:
         """(100, PATCH, PATCH, ch) samples of ``image`` in each tile's own frame, ``extent`` tiles wide."""
         u, v = frame_coords()
-        u, v = u * (self.tile_px * extent), v * (self.tile_px * extent)
-        cos, sin = np.cos(angle).reshape(100, 1, 1), np.sin(angle).reshape(100, 1, 1)
-        map_x = cx.reshape(100, 1, 1) + u * cos - v * sin
-        map_y = cy.reshape(100, 1, 1) + u * sin + v * cos
-        out = cv2.remap(image, map_x.reshape(100 * PATCH, PATCH), map_y.reshape(100 * PATCH, PATCH),
-                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        return out.reshape(100, PATCH, PATCH, -1)
+        return in_tile_frames(image, cx, cy, angle, u * (self.tile_px * extent), v * (self.tile_px * extent))
 
     # Step 4 --------------------------------------------------------------------------------------
     def read(self, grid: np.ndarray, cell_px: np.ndarray | None = None,
