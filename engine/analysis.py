@@ -25,10 +25,10 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, replace
 
-from thoughtwave.engine.board import FITS, Board, piece_bits
+from thoughtwave.engine.board import FITS, NEIGHBOUR, Board, piece_bits
 from thoughtwave.engine.cells import CELLS, SIZE
 from thoughtwave.engine.moves import Move
-from thoughtwave.engine.pieces import DIRECTIONS, Colour, E, Kind, N, Piece, S, W
+from thoughtwave.engine.pieces import DIRECTIONS, OPPOSITE, Colour, E, Kind, N, Piece, S, W
 from thoughtwave.engine.referee import Outcome, Referee
 
 PORT_COUNT = (SIZE + 1) * SIZE * 2
@@ -70,6 +70,8 @@ RIM_PORTS: dict[int, tuple[int, ...]] = {
 _PIECE_REACH: list[tuple[int, int, int, int]] = [
     tuple((arms & ~d) if arms & d else 0 for d in DIRECTIONS) for arms in range(16)  # type: ignore[misc]
 ]
+#: _LINKS[cell]: (direction, neighbour, direction back) for each neighbour on the board.
+_LINKS = [tuple((d, j, OPPOSITE[d]) for d in DIRECTIONS if (j := NEIGHBOUR[i][d]) >= 0) for i in range(SIZE * SIZE)]
 _EMPTY_REACH_CACHE: dict[int, tuple[int, int, int, int]] = {}
 _NO_REACH = (0, 0, 0, 0)
 
@@ -218,6 +220,29 @@ class Paths:
                     if total < best:
                         best = total
         return best
+
+
+def distance_after(maps: Paths, board: Board, cell_index: int, arms: int, sides: int, available: int,
+                   pieces_left: int = 99) -> int | None:
+    """``distance`` for the player whose maps of ``board`` are ``maps``, after a piece with ``arms``
+    (anyone's) is laid on the empty cell ``cell_index``: what a block costs them, scored for many
+    placements a position. Only that cell and its empty neighbours change, so the crossing tables are
+    patched rather than built again."""
+    table = maps.table
+    reach, cost = list(table.reach), list(table.cost)
+    reach[cell_index], cost[cell_index] = _PIECE_REACH[arms], 0
+    board_arms, fixed, need = board.arms, board.fixed, board.need
+    for d, j, back in _LINKS[cell_index]:
+        if not board_arms[j]:
+            bits = FITS[fixed[j] | back][need[j] | (back if arms & d else 0)] & available
+            reach[j] = empty_reach(bits) if bits else _NO_REACH
+    first, second = _sides_pair(sides)
+    targets = RIM_PORTS[second]
+    dist = port_distances(Crossing(reach, cost), RIM_PORTS[first], targets)
+    best = min(dist[p] for p in targets)
+    if best >= UNREACHED or best > pieces_left:
+        return None
+    return best
 
 
 def paths(board: Board, sides: int, available: int, pieces_left: int = 99) -> Paths:

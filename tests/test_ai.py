@@ -339,3 +339,22 @@ def test_a_wide_root_ranks_every_legal_placement_and_plays_the_best_one():
     # only the candidates are ranked, as without root_all, and the deepening keeps the rest.
     late = Search(referee, Evaluator(mover, Weights()), Limits(root_all=True, root_deadline=0.0), random.Random(0))
     assert {m for _, m in late.ranked(0, 0, wide=True)} == {m for _, m in ranked[False]}
+
+
+def test_a_block_that_lengthens_the_opponents_connection_most_is_a_candidate():
+    # Black to move: ne@E7 turns Red's E7-F7-G7 wave north, two placements longer for Red (8 to 10). A
+    # block on the connection was worth a flat bonus, below every step, so it fell out of the 24 kept
+    from thoughtwave.engine.candidates import Candidates
+
+    referee = Referee()
+    for move in ("red nes@F1", "black es@I1", "red nsw@B4", "black ns@F3", "red ew@F7", "black nsw@B7",
+                 "red es@B6", "black es@E6", "red ew@G7"):
+        assert referee.play(move).outcome is Outcome.LEGAL
+    block = Move.parse("ne@E7")
+    sides, bits, left = referee.rules.sides(Colour.RED), piece_bits(referee.inventory[Colour.RED]), 99
+    referee.board.push(block)
+    assert distance(referee.board, sides, bits, left) == 10
+    referee.board.pop()
+    assert distance(referee.board, sides, bits, left) == 8
+    candidates = Candidates(referee, random.Random(1), keep=24, blocks=12)
+    assert block in candidates.moves

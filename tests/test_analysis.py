@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from thoughtwave.engine import Cell, Colour, Kind, Move, Outcome, Referee
-from thoughtwave.engine.analysis import analyse, analyse_game, distance, paths, threats
+from thoughtwave.engine.analysis import analyse, analyse_game, distance, distance_after, paths, threats
 from thoughtwave.engine.board import ALL_PIECE_BITS, KIND_BITS, Board
 from thoughtwave.engine.pieces import E, N, S, W
 
@@ -110,6 +110,22 @@ def test_threats_are_exactly_the_placements_that_join_the_sides(seed, count, sid
     assert set(threats(board, sides, available)) == expected
     # one placement away exactly when a threat exists
     assert (distance(board, sides, available) == 1) == bool(expected)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(0, 70), st.sampled_from([RED, BLACK]),
+       st.sampled_from([ALL_PIECE_BITS, ALL_PIECE_BITS & ~KIND_BITS[Kind.CROSS], KIND_BITS[Kind.BEND]]),
+       st.integers(1, 99))
+def test_distance_after_a_placement_is_the_distance_on_the_board_with_it(seed, count, sides, available, left):
+    # the computer scores blocks with the patched tables: they must equal laying the piece and measuring
+    board = _random_board(seed, count)
+    maps = paths(board, sides, available, left)
+    moves = list(board.legal_placements())
+    for move in random.Random(seed).sample(moves, min(12, len(moves))):
+        patched = distance_after(maps, board, move.cell.index, move.piece.arms, sides, available, left)
+        board.push(move)
+        assert patched == distance(board, sides, available, left), move
+        board.pop()
 
 
 def test_analyse_game_gives_one_position_per_ruling_and_the_winner_at_zero():
