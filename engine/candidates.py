@@ -89,9 +89,11 @@ class Candidates:
                 helps = d_theirs - min(d_theirs, after_theirs)
                 block = 0.0
                 if on_theirs and after_theirs >= d_theirs:
-                    # how far it really lengthens their connection: a detour is worth a step of one's own
-                    after = distance_after(theirs, board, i, piece_arms, their_sides, their_bits, their_left)
-                    block = 1 + BLOCK_WEIGHT * ((NO_PATH if after is None else after) - d_theirs)
+                    block = 1.0
+                    if theirs.distance is not None:
+                        # how far it really lengthens their connection: a detour is worth a step of one's own
+                        after = distance_after(theirs, board, i, piece_arms, their_sides, their_bits, their_left)
+                        block += BLOCK_WEIGHT * ((NO_PATH if after is None else after) - d_theirs)
                 scored.append((2 * gain - 3 * helps + block + bonus + noise() * 0.1, _MOVE[i * 16 + piece_arms]))
         if not scored:      # nothing near any connection (a blocked board): any legal placement will do
             scored = [(noise(), m) for m in board.legal_placements(available)]
