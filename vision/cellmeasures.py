@@ -13,6 +13,8 @@ from thoughtwave.vision.tileframe import in_tile_frames
 MIDDLE = (0.18, 0.82)
 #: The share of a cell's middle left out at each end of its brightness range (``middle_spread``).
 SPREAD_QUANTILE = 0.02
+#: How far ``darkest_near`` looks from each cell's centre, in cells either way.
+INK_REACH = 1.0
 
 
 def middle_spread(dark: np.ndarray, geometry: GridGeometry) -> np.ndarray:
@@ -28,6 +30,15 @@ def middle_spread(dark: np.ndarray, geometry: GridGeometry) -> np.ndarray:
     k = int(SPREAD_QUANTILE * n)
     ordered = np.sort(block, axis=1)        # a few hundred values a cell: sorting beats a two-point partition
     return ordered[:, n - 1 - k] / np.maximum(ordered[:, k], 1e-3)
+
+
+def darkest_near(dark: np.ndarray, geometry: GridGeometry, reach: float = INK_REACH) -> np.ndarray:
+    """(100,) the darkest value of ``dark`` (a uint8 grey grid image) in the square ``reach`` cells either way of each
+    cell's centre: how dark any ink around the cell still shows, where glare may wash ink out."""
+    p, m = geometry.px_per_cell, geometry.margin_px
+    k = int(2 * reach * p) | 1
+    centres = (m + (np.arange(10) + 0.5) * p).astype(int)
+    return cv2.erode(dark, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))[np.ix_(centres, centres)].ravel()
 
 
 def overlapping(tiles: np.ndarray, cx: np.ndarray, cy: np.ndarray, residual: np.ndarray, tile_px: float) -> np.ndarray:
