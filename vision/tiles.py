@@ -402,8 +402,7 @@ class TileReader:
         tile_ok = shaped & colour_ok
         crowded = overlapping(tile_ok, cx, cy, residual, self.tile_px)
         tile_ok &= ~crowded
-        # A neighbour pushed and turned reaches into the middle of a cell: what its outline (as read) explains is not
-        # counted against the cell being empty.
+        # A neighbour pushed and turned reaches into a cell's middle: what its outline (as read) explains is not ink.
         unexplained = not_paper & (footprints(tile_ok, cx, cy, angle, self.tile_px, grid.shape[:2]) == 0)
         # A finger or its shadow over a wave's end looks like body ink, and the arm reads blank: no tile is read with
         # dark that no tile read explains across a blank side that faces a cell where a hand shows.
@@ -413,9 +412,8 @@ class TileReader:
         # Empty is said only where a tile would have shown: not under measurable glare, nor where the middle is washed
         # out (a tile there would be paper white too). What is not clipped of a half-washed middle must be clean paper
         # by itself: a tile's lifted ink shows there before the rest clips. A middle clipped in part with no dark ink
-        # left within a cell (a glare spot wider than the neighbourhood ``glare`` compares with) may be a tile washed
-        # out whole. (Where most middles clip, an over-exposed picture, a clipped middle says nothing of glare: the ink
-        # of a tile would mostly still show.)
+        # left within a cell (a glare spot wider than the neighbourhood ``glare`` compares with) may be a washed out
+        # tile. (Where most middles clip, an over-exposed picture, that says nothing of glare: ink would mostly show.)
         unclipped = np.maximum(1.0 - middle_washed, 0.25)
         washed_out = (middle_washed > WASHED_MIDDLE) & (np.mean(middle_washed > WASHED_MIDDLE) < OVEREXPOSED)
         if washed_out.any():
