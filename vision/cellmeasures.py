@@ -1,7 +1,10 @@
 """Per-cell measures the tile reader decides with beyond a tile's own patch: how far a cell's middle ranges in
-light (paper in shadow against ink), and where read tiles lie against each other (overlaps, footprints)."""
+light (paper in shadow against ink), where glare may have washed a tile out whole, and where read tiles lie against
+each other (overlaps, footprints)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -39,6 +42,27 @@ def darkest_near(dark: np.ndarray, geometry: GridGeometry, reach: float = INK_RE
     k = int(2 * reach * p) | 1
     centres = (m + (np.arange(10) + 0.5) * p).astype(int)
     return cv2.erode(dark, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))[np.ix_(centres, centres)].ravel()
+
+
+#: A middle clipped white over this share, with nothing darker than ``WASHED_INK`` (grey level) within a cell of it,
+#: may hold a tile washed out whole (``washed_whole``) where grey under ``WASHED_TRACE`` lies that near or the board's
+#: paper is that dark, unless this share of all the board's middles clips.
+WASHED_MIDDLE, WASHED_INK, WASHED_TRACE, OVEREXPOSED = 0.1, 120, 220, 0.5
+
+
+def washed_whole(middle_clipped: np.ndarray, dark: np.ndarray, geometry: GridGeometry,
+                 paper: Callable[[], float]) -> np.ndarray:
+    """(100,) cells whose middle may hold a tile washed out whole by glare: clipped white in part (``middle_clipped``,
+    the clipped share of each middle) with no dark ink within a cell in ``dark`` (the grid image's darkest channel,
+    uint8), where the light rises above the board's: some grey within a cell (lifted ink or unclipped paper: the
+    fall-off of a spot of glare), or ``paper()``, the board's paper white (darkest channel), well below clipping. Where
+    the board's paper is near clipping, a plateau of clipped paper is over-exposure, and a tile's ink would still show
+    there; so it would where most middles clip."""
+    out = (middle_clipped > WASHED_MIDDLE) & (np.mean(middle_clipped > WASHED_MIDDLE) < OVEREXPOSED)
+    if out.any():
+        near = darkest_near(dark, geometry)
+        out &= (near > WASHED_INK) & (np.minimum(near, paper()) <= WASHED_TRACE)
+    return out
 
 
 def overlapping(tiles: np.ndarray, cx: np.ndarray, cy: np.ndarray, residual: np.ndarray, tile_px: float) -> np.ndarray:

@@ -33,11 +33,11 @@ from thoughtwave.vision.causes import CLIPPED_LEVEL, SOFT_SPREAD, Cause, CellLig
 from thoughtwave.vision.cellmeasures import (
     MIDDLE,
     beyond_edges,
-    darkest_near,
     facing,
     footprints,
     middle_spread,
     overlapping,
+    washed_whole,
 )
 from thoughtwave.vision.channels import brightest, darkest, hue_field
 from thoughtwave.vision.finder import GridGeometry
@@ -69,9 +69,6 @@ DOT_FADE = 1.2
 WASHED_REGION = 0.6
 #: ... nor one whose clipped share is this much above its hub's (blank ink washed to look like cream).
 WASHED_BEYOND_HUB = 0.25
-#: A middle clipped white over this share, with no ink darker than ``WASHED_INK`` (grey level) within a cell of it,
-#: may hold a tile washed out whole by a glare spot: it is not said empty, unless this share of all middles clips too.
-WASHED_MIDDLE, WASHED_INK, OVEREXPOSED = 0.1, 120, 0.5
 #: Where the board's pose may misplace a cell by more than this share of a cell (few markers seen, smeared:
 #: ``BoardFinder.cell_doubt``), no tile is read, and nothing at all beyond the second.
 POSE_DOUBT_TILE, POSE_DOUBT_ANY = 0.2, 0.5
@@ -412,12 +409,10 @@ class TileReader:
         # Empty is said only where a tile would have shown: not under measurable glare, nor where the middle is washed
         # out (a tile there would be paper white too). What is not clipped of a half-washed middle must be clean paper
         # by itself: a tile's lifted ink shows there before the rest clips. A middle clipped in part with no dark ink
-        # left within a cell (a glare spot wider than the neighbourhood ``glare`` compares with) may be a washed out
-        # tile. (Where most middles clip, an over-exposed picture, that says nothing of glare: ink would mostly show.)
+        # within a cell may be a tile washed out whole by a spot of glare wider than the neighbourhood ``glare``
+        # compares with (see ``washed_whole``: not where the whole board is lit near clipping, an over-exposed picture).
         unclipped = np.maximum(1.0 - middle_washed, 0.25)
-        washed_out = (middle_washed > WASHED_MIDDLE) & (np.mean(middle_washed > WASHED_MIDDLE) < OVEREXPOSED)
-        if washed_out.any():
-            washed_out &= darkest_near(lowest, self.geometry) > WASHED_INK
+        washed_out = washed_whole(middle_washed, lowest, self.geometry, self.paper_level)
         clean = (middle_other < 0.02) & (glare.ravel() < mdl.glare_max) & ~washed_out
         empty = (middle_unexplained / unclipped < mdl.empty_max) & clean
         # Paper in a soft shadow (a hand's, a lamp's) is too dark for the white estimate, which cannot follow a
@@ -473,6 +468,11 @@ class TileReader:
             readout.causes.update({CELLS[i]: Cause.HAND for i in np.flatnonzero(overlaid & ~misplaced)})
             readout.sharpness = measured.width if measured is not None else None
         return readout
+
+    def paper_level(self) -> float:
+        """The grey level (darkest channel) of the board's paper where it is dimmer, as the last ``normalise`` measured
+        it: a quarter of its whites lie below (a glare spot may lift much of the rest)."""
+        return float(np.percentile(self._white_luma, 25) * self.paper_white.min())
 
     def shade(self) -> tuple[np.ndarray, np.ndarray]:
         """(100,) each cell's light as the last ``normalise`` measured it: the dimmest paper white around its
