@@ -45,23 +45,23 @@ def darkest_near(dark: np.ndarray, geometry: GridGeometry, reach: float = INK_RE
 
 
 #: A middle clipped white over this share, with nothing darker than ``WASHED_INK`` (grey level) within a cell of it,
-#: may hold a tile washed out whole (``washed_whole``) where grey under ``WASHED_TRACE`` lies that near or the board's
-#: paper is that dark, unless this share of all the board's middles clips.
-WASHED_MIDDLE, WASHED_INK, WASHED_TRACE, OVEREXPOSED = 0.1, 120, 220, 0.5
+#: may hold a tile washed out whole (``washed_whole``) where ink lifted to under ``WASHED_TRACE`` lies that near or the
+#: board's paper is under ``PAPER_DIM`` (clipping then takes light 40% above the board's), unless this share of all
+#: the board's middles clips.
+WASHED_MIDDLE, WASHED_INK, WASHED_TRACE, PAPER_DIM, OVEREXPOSED = 0.1, 120, 200, 180, 0.5
 
 
 def washed_whole(middle_clipped: np.ndarray, dark: np.ndarray, geometry: GridGeometry,
                  paper: Callable[[], float]) -> np.ndarray:
     """(100,) cells whose middle may hold a tile washed out whole by glare: clipped white in part (``middle_clipped``,
     the clipped share of each middle) with no dark ink within a cell in ``dark`` (the grid image's darkest channel,
-    uint8), where the light rises above the board's: some grey within a cell (lifted ink or unclipped paper: the
-    fall-off of a spot of glare), or ``paper()``, the board's paper white (darkest channel), well below clipping. Where
-    the board's paper is near clipping, a plateau of clipped paper is over-exposure, and a tile's ink would still show
-    there; so it would where most middles clip."""
+    uint8), where a glare spot shows: ink lifted grey within a cell (its fall-off), or clipping where the board's paper
+    (``paper()``, darkest channel) is far below it. Paper a little brighter than the board's clips in specks and no
+    ink washes out there; nor on a plateau of clipped paper where most middles clip (an over-exposed picture)."""
     out = (middle_clipped > WASHED_MIDDLE) & (np.mean(middle_clipped > WASHED_MIDDLE) < OVEREXPOSED)
     if out.any():
         near = darkest_near(dark, geometry)
-        out &= (near > WASHED_INK) & (np.minimum(near, paper()) <= WASHED_TRACE)
+        out &= (near > WASHED_INK) & ((near <= WASHED_TRACE) | (paper() <= PAPER_DIM))
     return out
 
 
