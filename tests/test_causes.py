@@ -13,7 +13,7 @@ from thoughtwave.engine.table import FlagKind, Table
 from thoughtwave.synth import Glare, Optics, Scene, Shadow, render
 from thoughtwave.vision.causes import Cause, CellLight, Sharpness, blur_cause, cause_message, cell_sizes, explain
 from thoughtwave.vision.events import Unreadable, to_json
-from thoughtwave.vision.reading import BoardReading, CellReading
+from thoughtwave.vision.reading import BoardReading, CellReading, CellState
 from thoughtwave.vision.recognizer import Recognizer
 from thoughtwave.vision.sources import Frame
 from thoughtwave.vision.stabiliser import Stabiliser
@@ -36,6 +36,25 @@ def test_glare_is_named_glare_where_the_lamp_reflects():
     reading, causes = causes_of(replace(BASE, light=replace(BASE.light, glare=(lamp,))))
     assert len(reading.unreadable()) >= 5
     assert causes[Cause.GLARE] >= 0.9 * len(reading.unreadable())
+
+
+def test_tiles_washed_out_whole_by_a_wide_glare_are_glare_never_empty():
+    # A glare spot three cells and more across clips the tiles under it to paper white: wider than the neighbourhood
+    # the reader's glare measure compares with, so only the clipped middles with no dark ink near say it. (The paper
+    # elsewhere is well below clipping, as a camera exposed for the board has it.)
+    dimmer = replace(BASE, light=replace(BASE.light, exposure=0.6))
+    scene = replace(dimmer, light=replace(dimmer.light, glare=(Glare((0.5, 0.5), 0.04, 400),)))
+    recognizer = Recognizer()
+    assert recognizer.read(render(dimmer)[0]).unreadable() == []
+    reading = recognizer.read(render(scene)[0])
+    causes = Counter(reading.causes.get(c) for c in reading.unreadable())
+    truth = render(scene)[1]
+    expected = {c: f"{truth.tiles[c][0].value} {truth.tiles[c][1]}" if c in truth.tiles else "empty" for c in CELLS}
+    said = {c: reading.get(c) for c in CELLS if reading.get(c).state is not CellState.UNREADABLE}
+    assert [c for c, got in said.items() if got.label() != expected[c]] == []       # never a tile read as empty
+    assert len([c for c in truth.tiles if c not in said]) >= 12
+    assert causes[Cause.GLARE] >= 0.8 * len(reading.unreadable())
+    assert sum(reading.get(c).state is CellState.EMPTY for c in CELLS) >= 20     # the board beyond the spot reads
 
 
 def test_a_deep_shadow_is_named_shadow_and_never_blur():

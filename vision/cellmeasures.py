@@ -1,7 +1,10 @@
 """Per-cell measures the tile reader decides with beyond a tile's own patch: how far a cell's middle ranges in
-light (paper in shadow against ink), and where read tiles lie against each other (overlaps, footprints)."""
+light (paper in shadow against ink), where glare may have washed a tile out whole, and where read tiles lie against
+each other (overlaps, footprints)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -13,6 +16,8 @@ from thoughtwave.vision.tileframe import in_tile_frames
 MIDDLE = (0.18, 0.82)
 #: The share of a cell's middle left out at each end of its brightness range (``middle_spread``).
 SPREAD_QUANTILE = 0.02
+#: How far ``darkest_near`` looks from each cell's centre, in cells either way.
+INK_REACH = 1.0
 
 
 def middle_spread(dark: np.ndarray, geometry: GridGeometry) -> np.ndarray:
@@ -28,6 +33,36 @@ def middle_spread(dark: np.ndarray, geometry: GridGeometry) -> np.ndarray:
     k = int(SPREAD_QUANTILE * n)
     ordered = np.sort(block, axis=1)        # a few hundred values a cell: sorting beats a two-point partition
     return ordered[:, n - 1 - k] / np.maximum(ordered[:, k], 1e-3)
+
+
+def darkest_near(dark: np.ndarray, geometry: GridGeometry, reach: float = INK_REACH) -> np.ndarray:
+    """(100,) the darkest value of ``dark`` (a uint8 grey grid image) in the square ``reach`` cells either way of each
+    cell's centre: how dark any ink around the cell still shows, where glare may wash ink out."""
+    p, m = geometry.px_per_cell, geometry.margin_px
+    k = int(2 * reach * p) | 1
+    centres = (m + (np.arange(10) + 0.5) * p).astype(int)
+    return cv2.erode(dark, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))[np.ix_(centres, centres)].ravel()
+
+
+#: A middle clipped white over this share, with nothing darker than ``WASHED_INK`` (grey level) within a cell of it,
+#: may hold a tile washed out whole (``washed_whole``) where ink lifted to under ``WASHED_TRACE`` lies that near or the
+#: board's paper is under ``PAPER_DIM`` (clipping then takes light 40% above the board's), unless this share of all
+#: the board's middles clips.
+WASHED_MIDDLE, WASHED_INK, WASHED_TRACE, PAPER_DIM, OVEREXPOSED = 0.1, 120, 200, 180, 0.5
+
+
+def washed_whole(middle_clipped: np.ndarray, dark: np.ndarray, geometry: GridGeometry,
+                 paper: Callable[[], float]) -> np.ndarray:
+    """(100,) cells whose middle may hold a tile washed out whole by glare: clipped white in part (``middle_clipped``,
+    the clipped share of each middle) with no dark ink within a cell in ``dark`` (the grid image's darkest channel,
+    uint8), where a glare spot shows: ink lifted grey within a cell (its fall-off), or clipping where the board's paper
+    (``paper()``, darkest channel) is far below it. Paper a little brighter than the board's clips in specks and no
+    ink washes out there; nor on a plateau of clipped paper where most middles clip (an over-exposed picture)."""
+    out = (middle_clipped > WASHED_MIDDLE) & (np.mean(middle_clipped > WASHED_MIDDLE) < OVEREXPOSED)
+    if out.any():
+        near = darkest_near(dark, geometry)
+        out &= (near > WASHED_INK) & ((near <= WASHED_TRACE) | (paper() <= PAPER_DIM))
+    return out
 
 
 def overlapping(tiles: np.ndarray, cx: np.ndarray, cy: np.ndarray, residual: np.ndarray, tile_px: float) -> np.ndarray:

@@ -134,6 +134,14 @@ def _normaliser(points: np.ndarray) -> tuple[np.ndarray, float]:
     return np.array([[scale, 0, -scale * centre[0]], [0, scale, -scale * centre[1]], [0, 0, 1]]), scale
 
 
+def _noise_bound(corners: int) -> float:
+    """How many times a fit's RMS corner residual the corner noise may be (one-sided 95%, at least 1): the homography
+    takes 8 of the 2 x ``corners`` coordinates' degrees of freedom (chi-square quantile after Wilson and Hilferty)."""
+    dof = 2 * corners - 8
+    low = dof * (1 - 2 / (9 * dof) - 1.645 * np.sqrt(2 / (9 * dof))) ** 3
+    return max(1.0, float(np.sqrt(corners / low)))
+
+
 def _grey(image: np.ndarray) -> np.ndarray:
     return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
@@ -287,7 +295,8 @@ class BoardFinder:
         The corners the pose was fitted to are off by about its reprojection error (a shaken camera drags
         them along the smear). Few markers, or markers bunched on one part of the board, pass that error on
         magnified to the cells far from them: the shift of every cell per pixel of each corner coordinate (the
-        normalised direct linear fit, differentiated), added in quadrature and scaled by the error."""
+        normalised direct linear fit, differentiated), added in quadrature and scaled by the error. Two or three
+        markers leave the error few degrees of freedom to be measured by: its upper bound (``_noise_bound``) counts."""
         if len(pose.corners_px) != len(pose.marker_ids) or pose.reprojection_px <= 0:
             return np.zeros(len(self._cell_centres_mm))
         src = np.concatenate([self._marker_mm[i] for i in pose.marker_ids])
@@ -314,7 +323,8 @@ class BoardFinder:
 
         step = 1e-6
         shifts = (place(h.reshape(3, 3)[None] + step * dh) - place(h.reshape(3, 3))) / step
-        return np.sqrt((shifts ** 2).sum(axis=(0, 2))) * pose.reprojection_px / self.cell_px(pose)
+        error = pose.reprojection_px * _noise_bound(len(seen))
+        return np.sqrt((shifts ** 2).sum(axis=(0, 2))) * error / self.cell_px(pose)
 
     def _homography(self, ids: list[int], image: dict[int, np.ndarray]) -> np.ndarray | None:
         """Least-squares homography from the corners of ``ids``."""

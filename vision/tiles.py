@@ -2,28 +2,24 @@
 
 Everything is computed on whole arrays (the 100 cells at once); the steps are:
 
-1. Light: each pixel is divided by a local paper-white estimate (a max filter over a cell, which
-   always holds paper or a tile's cream hub or wave), so uneven light, narrow shadows and colour
-   casts drop out. A local white
-   far from the board's median white in brightness or hue (a hand has no paper in reach) is replaced
-   by the paper white around it.
-2. Occupancy: the share of not-paper pixels (not light, or not colourless) in the middle of each
-   cell; a tile covers the middle even when pushed 20% off centre and turned, and what a neighbour's
-   tile (as read) pushes into the middle is discounted before a cell is called empty. No cell is
-   called empty under glare (its white well above the white around it). Two tiles read closer
-   than real tiles can lie: the one less like its ideal picture is doubt.
-3. Pose of each tile: its centre is where the cream hub sits among four dark diagonal patches (a
-   box-filter template, argmax near the cell centre), its angle is the 4-fold symmetric mean of the
-   edge directions (measured twice). A (32, 32) patch in each tile's own frame is resampled for all
-   100 cells in one remap.
-4. Reading a patch: each arm is the cream level between hub and edge (inner and outer halves, which
-   must agree), scaled between the tile's own body (0) and hub (1) levels; the colour needs two cues
-   to agree (body hue AND the four cream corner dots red tiles carry, each against its own ring of
-   body); the patch must then match the ideal picture of what was read. Any small margin or any
-   disagreement gives ``unreadable``, never a guess.
-5. Occlusion: pixels that are neither paper/cream nor tile inks (a hand), in blobs wider than a
-   blurred edge, make a cell unreadable and mark it occluded; so does a pose that may misplace the cell, and
-   unexplained dark just beyond a blank side of a tile beside a hand (a finger over its wave).
+1. Light: each pixel is divided by a local paper-white estimate (a max filter over a cell, which always holds paper
+   or a tile's cream hub or wave), so uneven light, narrow shadows and colour casts drop out. A local white far from
+   the board's median white in brightness or hue (a hand has no paper in reach) is replaced by the paper white near.
+2. Occupancy: the share of not-paper pixels (not light, or not colourless) in the middle of each cell; a tile covers
+   the middle even when pushed 20% off centre and turned, and what a neighbour's tile (as read) pushes into the middle
+   is discounted before a cell is called empty. No cell is called empty under glare (its white well above the white
+   around it, or its middle clipped white with no dark ink near). Two tiles read closer than real tiles can lie: the
+   one less like its ideal picture is doubt.
+3. Pose of each tile: its centre is where the cream hub sits among four dark diagonal patches (a box-filter template,
+   argmax near the cell centre), its angle is the 4-fold symmetric mean of the edge directions (measured twice). A
+   (32, 32) patch in each tile's own frame is resampled for all 100 cells in one remap.
+4. Reading a patch: each arm is the cream level between hub and edge (inner and outer halves, which must agree),
+   scaled between the tile's own body (0) and hub (1) levels; the colour needs two cues to agree (body hue AND the
+   four cream corner dots red tiles carry, each against its own ring of body); the patch must then match the ideal
+   picture of what was read. Any small margin or any disagreement gives ``unreadable``, never a guess.
+5. Occlusion: pixels that are neither paper/cream nor tile inks (a hand), in blobs wider than a blurred edge, make a
+   cell unreadable and mark it occluded; so does a pose that may misplace the cell, and unexplained dark just beyond
+   a blank side of a tile beside a hand (a finger over its wave).
 """
 
 from __future__ import annotations
@@ -34,7 +30,15 @@ import numpy as np
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.vision.artwork import TILE, TileGeometry
 from thoughtwave.vision.causes import CLIPPED_LEVEL, SOFT_SPREAD, Cause, CellLight, blur_cause, explain, sharpness
-from thoughtwave.vision.cellmeasures import MIDDLE, beyond_edges, facing, footprints, middle_spread, overlapping
+from thoughtwave.vision.cellmeasures import (
+    MIDDLE,
+    beyond_edges,
+    facing,
+    footprints,
+    middle_spread,
+    overlapping,
+    washed_whole,
+)
 from thoughtwave.vision.channels import brightest, darkest, hue_field
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.tileframe import (
@@ -112,11 +116,10 @@ class TileReader:
         small = cv2.resize(grid, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
         k = max(3, int(round(1.0 * p / 4)) | 1)
         white = cv2.dilate(small, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))).astype(np.float32)
-        # A hand (or anything large) has no paper in reach, and its own brightest pixel would pass for
-        # white. Paper white varies in brightness across the board (light falls off) and, slowly, in hue
-        # (a window on one side, a warm lamp on the other), so a local white much darker or brighter
-        # than the board's median white, or of another hue than the smooth field of hues around it, is
-        # replaced by the paper white around it.
+        # A hand (or anything large) has no paper in reach, and its own brightest pixel would pass for white. Paper
+        # white varies in brightness across the board (light falls off) and, slowly, in hue (a window on one side, a
+        # warm lamp on the other), so a local white much darker or brighter than the board's median white, or of
+        # another hue than the smooth field of hues around it, is replaced by the paper white around it.
         median = np.median(white.reshape(-1, 3), axis=0) + 1.0
         self.paper_white = median - 1.0
         ratio = white / median
@@ -173,9 +176,8 @@ class TileReader:
         coloured = chroma > mdl.paper_chroma_max
         not_paper = (lo < mdl.light_min) | coloured
         self._lo, self._coloured = lo, coloured      # for ``read``: the light level and which pixels show colour
-        # Hand-like: not paper, not grey (black ink, however lifted), not saturated red ink.
-        # Red ink, however orange the printer made it or lifted by glare, keeps red far above blue
-        # (skin: blue is at least half of red).
+        # Hand-like: not paper, not grey (black ink, however lifted), not saturated red ink. Red ink, however orange
+        # the printer made it or lifted by glare, keeps red far above blue (skin: blue is at least half of red).
         red_ink = (redness > mdl.red_min) | (cv2.subtract(r, b) > mdl.red_ink_saturation * r)
         other = (not_paper & (chroma > mdl.skin_chroma_min) & ~red_ink).view(np.uint8)
         # Blurred borders between body and cream look hand-like for a pixel or two; a hand is wider.
@@ -231,9 +233,8 @@ class TileReader:
 
     def _angles(self, cream: np.ndarray, cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
         """Each tile's turn in radians, from the 4-fold symmetric mean of its edge directions."""
-        # Measured in a patch a little larger than the tile (its outer edges count too), then once more
-        # in a patch turned by that first answer: the measure is biased in proportion to the turn, so
-        # the second, small correction is nearly exact.
+        # Measured in a patch a little larger than the tile (its outer edges too), then once more in a patch turned
+        # by that first answer: the measure is biased in proportion to the turn, so the second correction is near exact.
         angle = np.zeros(100, np.float32)
         weight = self.sampling.angle_weight
         for _ in range(2):
@@ -278,7 +279,8 @@ class TileReader:
         # Glare can wash part of a tile out to paper white: there its ink says nothing, so those samples
         # (and a rim around them, lifted but not yet clipped) are left out of every level below, and the
         # tile is read from its other arm halves and corner dots when enough of them remain.
-        clipped = darkest(grid) >= WASHED_LEVEL
+        lowest = darkest(grid)
+        clipped = lowest >= WASHED_LEVEL
         middle_washed = self._cell_shares(clipped, *MIDDLE)
         col = {name: k for k, name in enumerate(self.sampling.regions)}
         # Cream, redness, unclipped light (for ratios shade keeps) in one remap: 4 float channels remap fastest.
@@ -315,8 +317,8 @@ class TileReader:
         arm_cols = [col[f"arm_{d}_{part}"] for part in ("in", "out") for d in "nesw"]
         arm_levels = ((means[:, arm_cols] - body_level[:, None]) / scale).reshape(100, 2, 4)
         flank_cols = [col[f"flank_{d}_{part}"] for part in ("in", "out") for d in "nesw"]
-        # The same against the body right beside each half: where the two disagree about wave or blank
-        # (a glare spot lifting a blank arm with its flanks), the half is in doubt.
+        # The same against the body right beside each half: where the two disagree about wave or blank (a glare spot
+        # lifting a blank arm with its flanks), the half is in doubt.
         local = ((means[:, arm_cols] - means[:, flank_cols]) / scale).reshape(100, 2, 4)
         arm_levels = np.where((local > 0.5) == (arm_levels > 0.5), arm_levels, 0.5)
         # A shadow's edge across a tile darkens a wave toward the body's level, yet it stays several times
@@ -397,21 +399,21 @@ class TileReader:
         tile_ok = shaped & colour_ok
         crowded = overlapping(tile_ok, cx, cy, residual, self.tile_px)
         tile_ok &= ~crowded
-        # A neighbour pushed and turned reaches into the middle of a cell; what its outline (as read)
-        # explains does not count against the cell being empty.
+        # A neighbour pushed and turned reaches into a cell's middle: what its outline (as read) explains is not ink.
         unexplained = not_paper & (footprints(tile_ok, cx, cy, angle, self.tile_px, grid.shape[:2]) == 0)
         # A finger or its shadow over a wave's end looks like body ink, and the arm reads blank: no tile is read with
         # dark that no tile read explains across a blank side that faces a cell where a hand shows.
         beyond = beyond_edges(unexplained, cx, cy, angle, self.tile_px) > BEYOND_DARK
         overlaid = tile_ok & (blank & facing(cell_other.ravel() > 0) & beyond).any(axis=1)
         middle_unexplained = self._cell_shares(unexplained, *MIDDLE)
-        # Empty is said only where a tile would have shown: not under measurable glare, nor where the
-        # middle is washed out (a tile there would be paper white too).
-        # What is not clipped of a half-washed middle must be clean paper by itself: a tile's lifted ink
-        # shows there before the rest clips. (A middle clipped all over shows nothing at all: a tile washed
-        # out entirely reads as empty; telling it from clipped paper needs more than one picture.)
+        # Empty is said only where a tile would have shown: not under measurable glare, nor where the middle is washed
+        # out (a tile there would be paper white too). What is not clipped of a half-washed middle must be clean paper
+        # by itself: a tile's lifted ink shows there before the rest clips. A middle clipped in part with no dark ink
+        # within a cell may be a tile washed out whole by a spot of glare wider than the neighbourhood ``glare``
+        # compares with (see ``washed_whole``: not where the whole board is lit near clipping, an over-exposed picture).
         unclipped = np.maximum(1.0 - middle_washed, 0.25)
-        clean = (middle_other < 0.02) & (glare.ravel() < mdl.glare_max)
+        washed_out = washed_whole(middle_washed, lowest, self.geometry, self.paper_level)
+        clean = (middle_other < 0.02) & (glare.ravel() < mdl.glare_max) & ~washed_out
         empty = (middle_unexplained / unclipped < mdl.empty_max) & clean
         # Paper in a soft shadow (a hand's, a lamp's) is too dark for the white estimate, which cannot follow a
         # shadow inside a cell, so it counts as not paper above. Yet its middle ranges little from bright to dark
@@ -439,14 +441,14 @@ class TileReader:
         confidence = np.where(state == 0, empty_conf, np.where(state == 1, 0.5 + 0.5 * tile_conf, 0.0))
 
         self.measures = {"body_red": body_red, "dots": dot_levels, "arms": arm_levels, "residual": residual,
-                      "contrast": contrast, "middle": middle_body, "other": cell_other,
-                      "glare": glare.ravel(), "spread": spreads, "arm_margin": arm_margin, "dot_mean": dots,
-                      "arm_bits": arms}
+                         "contrast": contrast, "middle": middle_body, "other": cell_other, "glare": glare.ravel(),
+                         "spread": spreads, "arm_margin": arm_margin, "dot_mean": dots, "arm_bits": arms}
         why: dict[Cell, str] = {}
         for i in np.flatnonzero(state == 2):
             why[CELLS[i]] = ("where the board lies is uncertain here: too few of its markers were seen sharply"
                              if misplaced[i] else "a hand beside it may cover the end of a wave" if overlaid[i] else
                              "it overlaps a neighbouring tile as read" if crowded[i] else
+                             "washed out: a tile there would look as white as paper" if washed_out[i] else
                              why_unread(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual,
                                   dim_blank))
         readout = TileReadout(state.reshape(10, 10), arms.reshape(10, 10), red.reshape(10, 10),
@@ -466,6 +468,11 @@ class TileReader:
             readout.causes.update({CELLS[i]: Cause.HAND for i in np.flatnonzero(overlaid & ~misplaced)})
             readout.sharpness = measured.width if measured is not None else None
         return readout
+
+    def paper_level(self) -> float:
+        """The grey level (darkest channel) of the board's paper where it is dimmer, as the last ``normalise`` measured
+        it: a quarter of its whites lie below (a glare spot may lift much of the rest)."""
+        return float(np.percentile(self._white_luma, 25) * self.paper_white.min())
 
     def shade(self) -> tuple[np.ndarray, np.ndarray]:
         """(100,) each cell's light as the last ``normalise`` measured it: the dimmest paper white around its
