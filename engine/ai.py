@@ -116,7 +116,16 @@ class Computer:
     1500: at a search's last ply the opponent's best reply (by this evaluation, over every placement) is
     missing from its 24 candidates plus blocks in 23% of 155 positions, 28 of 35 times a block on the
     computer's own connection that the candidates' cheap score does not see lengthen it (8% with 60
-    candidates, at a cost in depth): the next thing to measure.
+    candidates, at a cost in depth).
+
+    Trials of 2026-11-23 (fourth session): those blocks are now scored by how far they lengthen the
+    connection (``engine.candidates``; the miss falls to 6% of the 155 positions, and 1000 nodes cost 736
+    ms CPU instead of 409). At 1 s a move, the old and the new computer run side by side with one game at a
+    time each (``--seconds 1 --games 20 --seed S --processes 1``; the machine shared, load 2-6, so 1 s bought
+    less than on a quiet machine), on seeds 1500, 1510, 1520 and 1530: old 5/12/3, 3/11/6, 3/14/3, 6/11/3
+    (80 games 17/48/15, 51%), new 7/10/3, 6/10/4, 10/9/1, 7/6/7 (30/35/15, 59%). On a quiet machine
+    (``--processes 2``): fresh openings of seed 92000 19/17/4 (69%, 58-79), seed 90000 21/14/5 (70%,
+    against 64% before); at 4 s the first 16 of 92000 9/4/3 (69%), the same as at 1 s on those 16.
     """
 
     def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,
