@@ -178,9 +178,14 @@ def distance(board: Board, sides: int, available: int, pieces_left: int = 99) ->
 
     ``None`` when no path exists or it needs more than ``pieces_left`` placements.
     """
+    return _joining(crossing(board, available), sides, pieces_left)
+
+
+def _joining(table: Crossing, sides: int, pieces_left: int) -> int | None:
+    """``distance`` on crossing tables already built."""
     first, second = _sides_pair(sides)
     targets = RIM_PORTS[second]
-    dist = port_distances(crossing(board, available), RIM_PORTS[first], targets)
+    dist = port_distances(table, RIM_PORTS[first], targets)
     best = min(dist[p] for p in targets)
     if best >= UNREACHED or best > pieces_left:
         return None
@@ -236,13 +241,7 @@ def distance_after(maps: Paths, board: Board, cell_index: int, arms: int, sides:
         if not board_arms[j]:
             bits = FITS[fixed[j] | back][need[j] | (back if arms & d else 0)] & available
             reach[j] = empty_reach(bits) if bits else _NO_REACH
-    first, second = _sides_pair(sides)
-    targets = RIM_PORTS[second]
-    dist = port_distances(Crossing(reach, cost), RIM_PORTS[first], targets)
-    best = min(dist[p] for p in targets)
-    if best >= UNREACHED or best > pieces_left:
-        return None
-    return best
+    return _joining(Crossing(reach, cost), sides, pieces_left)
 
 
 def paths(board: Board, sides: int, available: int, pieces_left: int = 99) -> Paths:
