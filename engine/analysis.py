@@ -25,10 +25,10 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, replace
 
-from thoughtwave.engine.board import FITS, NEIGHBOUR, Board, piece_bits
+from thoughtwave.engine.board import FITS, LINKS, Board, piece_bits
 from thoughtwave.engine.cells import CELLS, SIZE
 from thoughtwave.engine.moves import Move
-from thoughtwave.engine.pieces import DIRECTIONS, OPPOSITE, Colour, E, Kind, N, Piece, S, W
+from thoughtwave.engine.pieces import DIRECTIONS, Colour, E, Kind, N, Piece, S, W
 from thoughtwave.engine.referee import Outcome, Referee
 
 PORT_COUNT = (SIZE + 1) * SIZE * 2
@@ -70,8 +70,6 @@ RIM_PORTS: dict[int, tuple[int, ...]] = {
 _PIECE_REACH: list[tuple[int, int, int, int]] = [
     tuple((arms & ~d) if arms & d else 0 for d in DIRECTIONS) for arms in range(16)  # type: ignore[misc]
 ]
-#: _LINKS[cell]: (direction, neighbour, direction back) for each neighbour on the board.
-_LINKS = [tuple((d, j, OPPOSITE[d]) for d in DIRECTIONS if (j := NEIGHBOUR[i][d]) >= 0) for i in range(SIZE * SIZE)]
 _EMPTY_REACH_CACHE: dict[int, tuple[int, int, int, int]] = {}
 _NO_REACH = (0, 0, 0, 0)
 
@@ -237,7 +235,7 @@ def distance_after(maps: Paths, board: Board, cell_index: int, arms: int, sides:
     reach, cost = list(table.reach), list(table.cost)
     reach[cell_index], cost[cell_index] = _PIECE_REACH[arms], 0
     board_arms, fixed, need = board.arms, board.fixed, board.need
-    for d, j, back in _LINKS[cell_index]:
+    for d, j, back in LINKS[cell_index]:
         if not board_arms[j]:
             bits = FITS[fixed[j] | back][need[j] | (back if arms & d else 0)] & available
             reach[j] = empty_reach(bits) if bits else _NO_REACH

@@ -43,8 +43,8 @@ for _cell in CELLS:
         | (W if _cell.col == 0 else 0) | (E if _cell.col == SIZE - 1 else 0)
     )
 
-# For each cell index: (direction, neighbour index, direction back) for every neighbour on the board.
-_LINKS: list[tuple[tuple[int, int, int], ...]] = [
+#: LINKS[cell index]: (direction, neighbour index, direction back) for every neighbour on the board.
+LINKS: list[tuple[tuple[int, int, int], ...]] = [
     tuple((d, NEIGHBOUR[i][d], OPPOSITE[d]) for d in DIRECTIONS if NEIGHBOUR[i][d] != _NO_CELL)
     for i in range(CELL_COUNT)
 ]
@@ -243,7 +243,7 @@ class Board:
         parent, size, sides = self._parent, self._size, self._sides
         board_arms, fixed, need = self.arms, self.fixed, self.need
         sides[i] = arms & RIM[i]
-        for d, j, back in _LINKS[i]:
+        for d, j, back in LINKS[i]:
             if board_arms[j] == 0:
                 if not fixed[j]:
                     self._free -= 1
@@ -272,7 +272,7 @@ class Board:
             sides[a] = old_sides
         sides[i] = 0
         board_arms, fixed, need = self.arms, self.fixed, self.need
-        for _, j, back in _LINKS[i]:
+        for _, j, back in LINKS[i]:
             if board_arms[j] == 0:
                 fixed[j] &= ~back
                 need[j] &= ~back
