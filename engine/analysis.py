@@ -115,12 +115,17 @@ def crossing(board: Board, available: int) -> Crossing:
 
 
 def port_distances(table: Crossing, sources: tuple[int, ...], targets: tuple[int, ...] = (),
-                   limit: int = UNREACHED, slack: int | None = None) -> list[int]:
+                   limit: int = UNREACHED, slack: int | None = None,
+                   settled: tuple[list[int], int] | None = None) -> list[int]:
     """Fewest placements to reach each port from ``sources`` (0-1 BFS).
 
     Stops at the first target reached, or, with ``slack``, once every port up to that target's
     distance plus ``slack`` is settled; never settles ports beyond ``limit``. Ports left unsettled
     hold an upper bound (or UNREACHED): distances up to the stopping point are exact.
+
+    ``settled``: ``(known, below)``, exact distances from ``sources`` that hold for every port nearer
+    than ``below`` (``known`` from a search on tables that differ only at ports at least ``below``
+    away): those ports are taken as they are and the search resumes from the ones at ``below - 1``.
     """
     dist = [UNREACHED] * PORT_COUNT
     done = [False] * PORT_COUNT
@@ -128,9 +133,20 @@ def port_distances(table: Crossing, sources: tuple[int, ...], targets: tuple[int
     for p in targets:
         is_target[p] = True
     queue: deque[int] = deque()
-    for p in sources:
-        dist[p] = 0
-        queue.append(p)
+    if settled is None:
+        for p in sources:
+            dist[p] = 0
+            queue.append(p)
+    else:
+        known, below = settled
+        edge = below - 1
+        for p, v in enumerate(known):
+            if v < below:
+                dist[p] = v
+                if v == edge:
+                    queue.append(p)
+                else:
+                    done[p] = True
     reach, cost, port_cells, ports_of = table.reach, table.cost, PORT_CELLS, PORTS_OF
     while queue:
         p = queue.popleft()
@@ -235,11 +251,36 @@ def distance_after(maps: Paths, board: Board, cell_index: int, arms: int, sides:
     reach, cost = list(table.reach), list(table.cost)
     reach[cell_index], cost[cell_index] = _PIECE_REACH[arms], 0
     board_arms, fixed, need = board.arms, board.fixed, board.need
+    changed = [cell_index]
     for d, j, back in LINKS[cell_index]:
         if not board_arms[j]:
             bits = FITS[fixed[j] | back][need[j] | (back if arms & d else 0)] & available
             reach[j] = empty_reach(bits) if bits else _NO_REACH
-    return _joining(Crossing(reach, cost), sides, pieces_left)
+            changed.append(j)
+    patched = Crossing(reach, cost)
+    # Ports nearer to a side than every port of the changed cells keep their distance from it (exact in
+    # ``maps`` up to the first connection plus PATHS_SLACK): the search resumes from the side that keeps more.
+    first, second = _sides_pair(sides)
+    near = [p for i in changed for p in CELL_PORT[i]]
+    exact = min(maps.from_first[p] for p in RIM_PORTS[second]) + PATHS_SLACK + 1
+    below_first = min(exact, min(maps.from_first[p] for p in near))
+    below_second = min(exact, min(maps.to_second[p] for p in near))
+    if max(below_first, below_second) <= 1:
+        return _joining(patched, sides, pieces_left)
+    if below_first >= below_second:
+        known, start, goal, below = maps.from_first, first, second, below_first
+    else:
+        known, start, goal, below = maps.to_second, second, first, below_second
+    targets = RIM_PORTS[goal]
+    kept = min(known[p] for p in targets)
+    if kept < below:            # a connection that touches no changed cell is as short as any
+        best = kept
+    else:
+        dist = port_distances(patched, RIM_PORTS[start], targets, settled=(known, below))
+        best = min(dist[p] for p in targets)
+    if best >= UNREACHED or best > pieces_left:
+        return None
+    return best
 
 
 def paths(board: Board, sides: int, available: int, pieces_left: int = 99) -> Paths:
