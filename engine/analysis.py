@@ -241,30 +241,44 @@ class Paths:
         return best
 
 
-def distance_after(maps: Paths, board: Board, cell_index: int, arms: int, sides: int, available: int,
-                   pieces_left: int = 99) -> int | None:
-    """``distance`` for the player whose maps of ``board`` are ``maps``, after a piece with ``arms``
-    (anyone's) is laid on the empty cell ``cell_index``: what a block costs them, scored for many
-    placements a position. Only that cell and its empty neighbours change, so the crossing tables are
-    patched rather than built again."""
-    table = maps.table
+def _patched(table: Crossing, board: Board, cell_index: int, arms: int, available: int,
+             laid: bool) -> tuple[Crossing, list[int]]:
+    """``table`` with a piece of ``arms`` on the empty cell ``cell_index`` (``laid``: ``board`` already
+    holds it), and the cells whose crossing changed: that cell and its empty neighbours."""
     reach, cost = list(table.reach), list(table.cost)
     reach[cell_index], cost[cell_index] = _PIECE_REACH[arms], 0
     board_arms, fixed, need = board.arms, board.fixed, board.need
     changed = [cell_index]
     for d, j, back in LINKS[cell_index]:
         if not board_arms[j]:
-            bits = FITS[fixed[j] | back][need[j] | (back if arms & d else 0)] & available
+            if laid:
+                bits = FITS[fixed[j]][need[j]] & available
+            else:
+                bits = FITS[fixed[j] | back][need[j] | (back if arms & d else 0)] & available
             reach[j] = empty_reach(bits) if bits else _NO_REACH
             changed.append(j)
-    patched = Crossing(reach, cost)
-    # Ports nearer to a side than every port of the changed cells keep their distance from it (exact in
-    # ``maps`` up to the first connection plus PATHS_SLACK): the search resumes from the side that keeps more.
-    first, second = _sides_pair(sides)
+    return Crossing(reach, cost), changed
+
+
+def _unchanged_below(maps: Paths, changed: list[int], second: int) -> tuple[int, int]:
+    """How far from each side ``maps``' distances still hold once the crossings of the ``changed`` cells
+    change: every port nearer to that side than all the changed cells' ports (a connection cheaper than
+    that cannot pass them), within the ports the maps know exactly (the first connection plus PATHS_SLACK)."""
     near = [p for i in changed for p in CELL_PORT[i]]
     exact = min(maps.from_first[p] for p in RIM_PORTS[second]) + PATHS_SLACK + 1
-    below_first = min(exact, min(maps.from_first[p] for p in near))
-    below_second = min(exact, min(maps.to_second[p] for p in near))
+    from_first, to_second = maps.from_first, maps.to_second
+    return min(exact, min(from_first[p] for p in near)), min(exact, min(to_second[p] for p in near))
+
+
+def distance_after(maps: Paths, board: Board, cell_index: int, arms: int, sides: int, available: int,
+                   pieces_left: int = 99) -> int | None:
+    """``distance`` for the player whose maps of ``board`` are ``maps``, after a piece with ``arms``
+    (anyone's) is laid on the empty cell ``cell_index``: what a block costs them, scored for many
+    placements a position. Only that cell and its empty neighbours change, so the crossing tables are
+    patched rather than built again, and the search resumes from the side whose distances hold further."""
+    patched, changed = _patched(maps.table, board, cell_index, arms, available, laid=False)
+    first, second = _sides_pair(sides)
+    below_first, below_second = _unchanged_below(maps, changed, second)
     if max(below_first, below_second) <= 1:
         return _joining(patched, sides, pieces_left)
     if below_first >= below_second:
@@ -281,6 +295,27 @@ def distance_after(maps: Paths, board: Board, cell_index: int, arms: int, sides:
     if best >= UNREACHED or best > pieces_left:
         return None
     return best
+
+
+def paths_after(maps: Paths, board: Board, cell_index: int, sides: int, available: int,
+                pieces_left: int = 99) -> Paths:
+    """``paths`` on ``board`` just after a piece was laid on ``cell_index``, from the ``maps`` of the board
+    before it (for the same ``available`` pieces): the same distance and the same exact ports, found by
+    resuming both searches where the piece cannot have changed anything (see ``distance_after``)."""
+    table, changed = _patched(maps.table, board, cell_index, board.arms[cell_index], available, laid=True)
+    first, second = _sides_pair(sides)
+    below_first, below_second = _unchanged_below(maps, changed, second)
+    targets = RIM_PORTS[second]
+    seed = (maps.from_first, below_first) if below_first > 1 else None
+    kept = min(maps.from_first[p] for p in targets)
+    if seed is not None and kept < below_first:     # the shortest connection is untouched
+        from_first = port_distances(table, RIM_PORTS[first], limit=kept + PATHS_SLACK, settled=seed)
+    else:
+        from_first = port_distances(table, RIM_PORTS[first], targets, slack=PATHS_SLACK, settled=seed)
+    best = min(from_first[p] for p in targets)
+    to_second = port_distances(table, targets, limit=best + PATHS_SLACK,
+                               settled=(maps.to_second, below_second) if below_second > 1 else None)
+    return Paths(table, from_first, to_second, None if best >= UNREACHED or best > pieces_left else best)
 
 
 def paths(board: Board, sides: int, available: int, pieces_left: int = 99) -> Paths:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 
-from thoughtwave.engine.analysis import distance_after, empty_reach, placeable_count
+from thoughtwave.engine.analysis import Paths, distance_after, empty_reach, placeable_count
 from thoughtwave.engine.board import FITS, NEIGHBOUR, piece_bits
 from thoughtwave.engine.cells import CELLS, SIZE
 from thoughtwave.engine.evaluate import NO_PATH, Stats, player_paths, spare_cells
@@ -154,6 +154,17 @@ class Candidates:
         found.sort(key=lambda x: -x[0])
         self._blocks_wanted = 0
         return [m for _, m in found[: self._block_limit]]
+
+    def reusable(self, move: Move) -> dict[Colour, Paths]:
+        """The distance maps of this position that ``analysis.paths_after`` can carry past ``move``: the
+        opponent's always, the mover's unless it lays its last piece of a kind (its crossings change
+        everywhere)."""
+        ref = self._ref
+        mover = ref.to_move
+        assert mover is not None
+        if ref.inventory[mover][move.piece.kind] > 1:
+            return {mover: self.mine, mover.other: self.theirs}
+        return {mover.other: self.theirs}
 
     def unchanged(self, move: Move) -> dict[Colour, Stats]:
         """The sides whose distance and spare cells ``move`` (by the side to move, not yet played)

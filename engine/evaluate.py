@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from thoughtwave.engine.analysis import CELL_PORT, Paths, distance, paths, placeable_count, threats
+from thoughtwave.engine.analysis import CELL_PORT, Paths, distance, paths, paths_after, placeable_count, threats
 from thoughtwave.engine.board import piece_bits
 from thoughtwave.engine.cells import CELLS, SIZE
 from thoughtwave.engine.pieces import Colour, Kind
@@ -108,8 +108,11 @@ class Evaluator:
         self.me = me
         self.w = weights
 
-    def value(self, ref: Referee, known: dict[Colour, Stats] | None = None) -> float:
-        """``known``: a side's distance and spare cells when the caller knows them unchanged."""
+    def value(self, ref: Referee, known: dict[Colour, Stats] | None = None,
+              before: tuple[int, dict[Colour, Paths]] | None = None) -> float:
+        """``known``: a side's distance and spare cells when the caller knows them unchanged; ``before``:
+        the cell of the last placement and sides' maps of the position before it, which the new maps
+        are resumed from (``analysis.paths_after``) rather than searched again."""
         me = self.me
         if ref.winner is not None:
             return WIN if ref.winner is me else -WIN
@@ -120,7 +123,13 @@ class Evaluator:
             found = known.get(colour) if known else None
             if found is None:
                 if self.w.width:
-                    maps = player_paths(ref, colour)
+                    parent = before[1].get(colour) if before else None
+                    if parent is None:
+                        maps = player_paths(ref, colour)
+                    else:
+                        counts = ref.inventory[colour]
+                        maps = paths_after(parent, ref.board, before[0], ref.rules.sides(colour), piece_bits(counts),
+                                           placeable_count(counts))
                     found = Stats(maps.distance, spare_cells(ref, maps))
                 else:
                     found = Stats(player_distance(ref, colour), 0)

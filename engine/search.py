@@ -23,6 +23,7 @@ import random
 import time
 from dataclasses import dataclass
 
+from thoughtwave.engine.analysis import Paths
 from thoughtwave.engine.candidates import Candidates
 from thoughtwave.engine.evaluate import Evaluator, Stats, decided
 from thoughtwave.engine.moves import Move
@@ -91,14 +92,16 @@ class Search:
     def full_key(self, key: int) -> int:
         return key ^ BLACK_TO_MOVE if self.ref.to_move is Colour.BLACK else key
 
-    def evaluate(self, key: int, ply: int, known: dict[Colour, Stats] | None = None) -> float:
+    def evaluate(self, key: int, ply: int, known: dict[Colour, Stats] | None = None,
+                 before: tuple[int, dict[Colour, Paths]] | None = None) -> float:
         """The static value of the position on the board (cached by key), a quicker win worth more;
-        ``known``: the sides whose figures the last move left unchanged (``Candidates.unchanged``)."""
+        ``known``: the sides whose figures the last move left unchanged (``Candidates.unchanged``);
+        ``before``: the last move's cell and the maps of the position before it (``Candidates.reusable``)."""
         full = self.full_key(key)
         value = self.evaluations.get(full)
         if value is None:
             self.tick()
-            value = self.evaluations[full] = self.evaluator.value(self.ref, known)
+            value = self.evaluations[full] = self.evaluator.value(self.ref, known, before)
         if decided(value):
             value -= math.copysign(ply, value)
         return value
@@ -107,9 +110,10 @@ class Search:
         """The evaluation of the position after ``move`` (played and taken back), reusing what
         ``candidates`` knows the move leaves unchanged."""
         known = candidates.unchanged(move)
+        before = (move.cell.index, candidates.reusable(move))
         child = self.play(move, key)
         try:
-            return self.evaluate(child, ply + 1, known)
+            return self.evaluate(child, ply + 1, known, before)
         finally:
             self.ref.undo()
 

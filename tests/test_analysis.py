@@ -6,7 +6,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from thoughtwave.engine import Cell, Colour, Kind, Move, Outcome, Referee
-from thoughtwave.engine.analysis import analyse, analyse_game, distance, distance_after, paths, threats
+from thoughtwave.engine.analysis import (
+    RIM_PORTS,
+    analyse,
+    analyse_game,
+    distance,
+    distance_after,
+    paths,
+    paths_after,
+    threats,
+)
 from thoughtwave.engine.board import ALL_PIECE_BITS, KIND_BITS, Board
 from thoughtwave.engine.pieces import E, N, S, W
 
@@ -125,6 +134,27 @@ def test_distance_after_a_placement_is_the_distance_on_the_board_with_it(seed, c
         patched = distance_after(maps, board, move.cell.index, move.piece.arms, sides, available, left)
         board.push(move)
         assert patched == distance(board, sides, available, left), move
+        board.pop()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(0, 70), st.sampled_from([RED, BLACK]),
+       st.sampled_from([ALL_PIECE_BITS, ALL_PIECE_BITS & ~KIND_BITS[Kind.CROSS], KIND_BITS[Kind.BEND]]),
+       st.integers(1, 99))
+def test_maps_carried_past_a_placement_are_the_maps_of_the_board_with_it(seed, count, sides, available, left):
+    # the computer's evaluation resumes the maps of the position before each move: the distance, and every
+    # port distance the maps promise exactly (up to the distance plus one), must be those of a fresh search
+    board = _random_board(seed, count)
+    maps = paths(board, sides, available, left)
+    moves = list(board.legal_placements())
+    for move in random.Random(seed).sample(moves, min(12, len(moves))):
+        board.push(move)
+        carried = paths_after(maps, board, move.cell.index, sides, available, left)
+        fresh = paths(board, sides, available, left)
+        assert carried.distance == fresh.distance, move
+        bound = min(fresh.from_first[p] for p in RIM_PORTS[E if sides == RED else S]) + 1
+        for got, want in ((carried.from_first, fresh.from_first), (carried.to_second, fresh.to_second)):
+            assert [min(v, bound + 1) for v in got] == [min(v, bound + 1) for v in want], move
         board.pop()
 
 
