@@ -26,6 +26,7 @@ from thoughtwave.vision.artwork import BoardLayout
 from thoughtwave.vision.causes import cell_sizes, sharpness
 from thoughtwave.vision.finder import BoardFinder, BoardPose, FinderResult
 from thoughtwave.vision.reading import BoardReading
+from thoughtwave.vision.smeared import board_box, deblurred_frame, smeared_cells, take_sharper
 from thoughtwave.vision.tiles import ColourModel, TileReader, TileReadout
 
 #: Largest profile file read (a real one is a few kilobytes).
@@ -140,9 +141,12 @@ class Recognizer:
             readout = None
             if found.pose is not None:
                 grid = self.finder.warp(frame, found.pose)
-                readout = self.reader.read(grid, self._cell_px(found.pose), self.sharp_reference,
-                                           moved=found.motion is not None, doubt=self._cell_doubt(found.pose))
+                cell_px, doubt = self._cell_px(found.pose), self._cell_doubt(found.pose)
+                readout = self.reader.read(grid, cell_px, self.sharp_reference, moved=found.motion is not None,
+                                           doubt=doubt)
                 self._keep_sharpness(grid, readout)
+                if found.motion is not None:
+                    self._read_deblurred(frame, found, readout, cell_px, doubt)
                 if not found.reused:
                     self._paper = readout.paper_white
                 elif not self._same_paper(readout.paper_white):
@@ -154,6 +158,23 @@ class Recognizer:
         if readout is None:
             return BoardReading(False, ms=ms)
         return readout.board_reading(ms)
+
+    def _read_deblurred(self, frame: np.ndarray, found: FinderResult, readout: TileReadout, cell_px: np.ndarray,
+                        doubt: np.ndarray) -> None:
+        """Cells the finder's motion blur smeared past reading, read again from the board with that blur
+        deconvolved (``vision.smeared``): only a frame whose markers needed deconvolving pays for it."""
+        cells = smeared_cells(readout)
+        if not cells:
+            return
+        size = self.finder.geometry.size
+        edge = np.linspace(0.0, size, 5)
+        rim = np.concatenate([np.column_stack([edge, np.zeros(5)]), np.column_stack([edge, np.full(5, size)]),
+                              np.column_stack([np.zeros(5), edge]), np.column_stack([np.full(5, size), edge])])
+        to_mm = self.finder.grid_to_mm()
+        box = board_box(self.finder.to_frame(found.pose, rim @ to_mm[:2, :2].T + to_mm[:2, 2]), found.motion,
+                        frame.shape)
+        sharper = self.finder.warp(deblurred_frame(frame, found.motion, box), found.pose)
+        take_sharper(readout, self.reader.read(sharper, cell_px, doubt=doubt), cells)
 
     def _cell_doubt(self, pose: BoardPose) -> np.ndarray:
         """(100,) how far the pose may misplace each cell, in cells (worked out once a pose: a steady board keeps
