@@ -21,7 +21,7 @@ import numpy as np
 
 from thoughtwave.engine.cells import CELLS
 from thoughtwave.vision.causes import Cause
-from thoughtwave.vision.deblur import Motion, deblurred
+from thoughtwave.vision.deblur import Motion, deblurred_colour
 from thoughtwave.vision.tilemodel import TileReadout
 
 #: The crop around the board reaches this many blur lengths (and ``REACH_PX``) beyond the grid image's extent,
@@ -46,9 +46,7 @@ def deblurred_frame(frame: np.ndarray, motion: Motion, box: tuple[int, int, int,
     out = frame.copy()
     if x1 - x0 < 8 or y1 - y0 < 8:
         return out
-    crop = frame[y0:y1, x0:x1]
-    for c in range(crop.shape[2]):
-        out[y0:y1, x0:x1, c] = deblurred(np.ascontiguousarray(crop[..., c]), motion)
+    out[y0:y1, x0:x1] = deblurred_colour(frame[y0:y1, x0:x1], motion)
     return out
 
 
