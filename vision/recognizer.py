@@ -15,19 +15,21 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 
+from thoughtwave.engine.cells import CELLS
 from thoughtwave.vision.artwork import BoardLayout
-from thoughtwave.vision.causes import cell_sizes, sharpness
+from thoughtwave.vision.causes import Cause, cell_sizes, sharpness
 from thoughtwave.vision.finder import BoardFinder, BoardPose, FinderResult
 from thoughtwave.vision.reading import BoardReading
+from thoughtwave.vision.repose import Reposer
 from thoughtwave.vision.smeared import board_box, deblurred_frame, smeared_cells, take_sharper
-from thoughtwave.vision.tiles import ColourModel, TileReader, TileReadout
+from thoughtwave.vision.tiles import POSE_DOUBT_TILE, ColourModel, TileReader, TileReadout
 
 #: Largest profile file read (a real one is a few kilobytes).
 _MAX_PROFILE_BYTES = 256 * 1024
@@ -120,6 +122,7 @@ class Recognizer:
         self._frames_since_sharpness = 0     # the first reference after a few frames, not on the first
         self._lock = threading.Lock()
         self._doubt: tuple[BoardPose, np.ndarray] | None = None   # the last pose's doubt per cell
+        self._reposer: Reposer | None = None     # made the first time a smeared frame needs a surer pose
 
     @property
     def pose(self) -> BoardPose | None:
@@ -145,6 +148,10 @@ class Recognizer:
                 readout = self.reader.read(grid, cell_px, self.sharp_reference, moved=found.motion is not None,
                                            doubt=doubt)
                 self._keep_sharpness(grid, readout)
+                if self._misplaced_by_motion(found.pose, readout, doubt):
+                    again = self._repose(frame, found)
+                    if again is not None:
+                        found, readout, cell_px, doubt = again
                 if found.motion is not None:
                     self._read_deblurred(frame, found, readout, cell_px, doubt)
                 if not found.reused:
@@ -158,6 +165,29 @@ class Recognizer:
         if readout is None:
             return BoardReading(False, ms=ms)
         return readout.board_reading(ms)
+
+    def _misplaced_by_motion(self, pose: BoardPose, readout: TileReadout, doubt: np.ndarray) -> bool:
+        """Whether cells are unreadable because a smeared frame left too few markers for a sure pose."""
+        if len(pose.marker_ids) >= len(self.finder.layout.markers):
+            return False
+        return any(readout.causes.get(CELLS[i]) is Cause.MOTION and doubt[i] > POSE_DOUBT_TILE
+                   for i in range(len(CELLS)))
+
+    def _repose(self, frame: np.ndarray,
+                found: FinderResult) -> tuple[FinderResult, TileReadout, np.ndarray, np.ndarray] | None:
+        """The frame read again on a pose from more markers, found with its motion blur deconvolved
+        (``vision.repose``): the finder's result, the readout, cell sizes and pose doubt; None when none is found."""
+        if self._reposer is None or self._reposer.finder is not self.finder:
+            self._reposer = Reposer(self.finder)
+        better = self._reposer.repose(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), found.pose, found.marker_corners)
+        if better is None:
+            return None
+        pose, motion, markers = better
+        found = replace(found, pose=pose, motion=motion, marker_corners=markers, markers_seen=tuple(sorted(markers)))
+        cell_px, doubt = self._cell_px(pose), self._cell_doubt(pose)
+        readout = self.reader.read(self.finder.warp(frame, pose), cell_px, self.sharp_reference, moved=True,
+                                   doubt=doubt)
+        return found, readout, cell_px, doubt
 
     def _read_deblurred(self, frame: np.ndarray, found: FinderResult, readout: TileReadout, cell_px: np.ndarray,
                         doubt: np.ndarray) -> None:
