@@ -170,7 +170,8 @@ class Recognizer:
         """Whether cells are unreadable because a smeared frame left too few markers for a sure pose."""
         if len(pose.marker_ids) >= len(self.finder.layout.markers):
             return False
-        return any(readout.causes.get(CELLS[i]) is Cause.MOTION and doubt[i] > POSE_DOUBT_TILE
+        # A blur measured as even in every direction may still be a shake's (a short one, or along a diagonal).
+        return any(readout.causes.get(CELLS[i]) in (Cause.MOTION, Cause.FOCUS) and doubt[i] > POSE_DOUBT_TILE
                    for i in range(len(CELLS)))
 
     def _repose(self, frame: np.ndarray,
