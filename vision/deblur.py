@@ -13,9 +13,10 @@ the markers' dark squares (its rejected candidates); this module:
    pose, with the next blurs under which a marker decoded (up to ``ALTERNATIVES`` in all): a handful of
    small crops can favour a blur that brings back only their own markers.
 
-The picture the tiles are read from is never the deconvolved one: deconvolution rings, and ringing can
-draw a dot or a wave that is not there. It only tells the finder where the board is; the blur found
-(``Motion``) names the cause of the cells the smeared picture cannot show.
+The tiles are read first from the picture as taken: deconvolution rings, and ringing can draw a dot or a
+wave that is not there. The blur found (``Motion``) tells the finder where the board is, and only the cells
+the smeared picture cannot show are read again from the board deconvolved with it (``vision.smeared``,
+``deblurred_colour``), by the same reader and confidence rules; those still unreadable are named ``MOTION``.
 
 All of it runs only when the ordinary detection found too few markers for a pose, so a sharp frame
 costs nothing. Plain numpy FFTs and OpenCV's ArUco detector: no further library is needed.
