@@ -10,8 +10,9 @@ import numpy as np
 from thoughtwave.engine.cells import CELLS
 from thoughtwave.synth import Scene, render
 from thoughtwave.synth.camera import Optics
-from thoughtwave.vision.deblur import Motion
-from thoughtwave.vision.finder import BoardFinder, BoardPose
+from thoughtwave.vision.artwork import ARUCO_DICTIONARY
+from thoughtwave.vision.deblur import Motion, MotionEstimator
+from thoughtwave.vision.finder import SMEAR_PAUSE_FRAMES, BoardFinder, BoardPose
 from thoughtwave.vision.reading import CellState
 from thoughtwave.vision.recognizer import Recognizer
 from thoughtwave.vision.repose import Reposer
@@ -79,3 +80,33 @@ def test_a_sharp_frame_has_no_missing_marker_to_look_for():
     pose = finder.find(frame).pose
     assert len(pose.marker_ids) == len(finder.layout.markers)
     assert Reposer(finder).missing(pose, frame.shape) == []
+
+
+class CountingEstimator(MotionEstimator):
+    """The finder's motion estimator, counting how often it is asked."""
+
+    def __init__(self) -> None:
+        super().__init__(cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(ARUCO_DICTIONARY)),
+                         {m.id for m in BoardFinder().layout.markers})
+        self.calls = 0
+
+    def ranked(self, grey, candidates):
+        self.calls += 1
+        return super().ranked(grey, candidates)
+
+
+def test_a_search_that_found_nothing_waits_a_few_frames():
+    frame, _ = shaken()
+    estimator = CountingEstimator()
+    finder = BoardFinder(motion=estimator)
+    found = finder.find(frame)
+    reposer = Reposer(finder)
+    blank = np.full(frame.shape[:2], 200, np.uint8)        # the missing markers are nowhere to be found
+    assert reposer.repose(blank, found.pose, found.marker_corners) is None
+    assert estimator.calls == 1
+    for _ in range(SMEAR_PAUSE_FRAMES):
+        assert reposer.repose(blank, found.pose, found.marker_corners) is None
+    assert estimator.calls == 1
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    assert reposer.repose(grey, found.pose, found.marker_corners) is not None
+    assert estimator.calls == 2

@@ -9,7 +9,9 @@ the frame deconvolved with it and its markers detected again. The new pose is ta
 markers and puts the markers first seen where the first pose put them (within a fifth of a cell and half the
 blur's length: a blur drags a corner): it refines that pose, never contradicts it.
 
-Only a frame with cells unreadable for motion and markers missing pays for it.
+Only a frame with cells unreadable for blur and markers missing pays for it (0.1-0.3 s), and a search that
+found nothing is not tried again for the next few frames (``SMEAR_PAUSE_FRAMES``, as the finder's own search):
+a marker hidden for good under a cup must not slow every blurred frame down.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from thoughtwave.vision.deblur import Motion, deblurred
-from thoughtwave.vision.finder import BoardFinder, BoardPose
+from thoughtwave.vision.finder import SMEAR_PAUSE_FRAMES, BoardFinder, BoardPose
 
 #: The new pose may move a marker first seen by this share of a cell (and half the blur's length) at most.
 AGREE_CELLS = 0.2
@@ -29,6 +31,7 @@ class Reposer:
     def __init__(self, finder: BoardFinder) -> None:
         self.finder = finder
         self._marker_mm = {m.id: np.asarray(m.corners_mm(), np.float64) for m in finder.layout.markers}
+        self._pause = 0          # frames left before a search that found nothing may run again
 
     def missing(self, pose: BoardPose, shape: tuple[int, ...]) -> list[np.ndarray]:
         """The frame quads (4, 2) where ``pose`` puts the board's markers it was not fitted to (inside the frame)."""
@@ -46,9 +49,13 @@ class Reposer:
                seen: dict[int, np.ndarray]) -> tuple[BoardPose, Motion, dict[int, np.ndarray]] | None:
         """A pose on more markers than ``pose``, the blur deconvolved to find them and all markers it rests on;
         None when no blur brings back a marker that agrees (``grey`` the frame, ``seen`` its markers as found)."""
+        if self._pause > 0:
+            self._pause -= 1
+            return None
         quads = self.missing(pose, grey.shape)
         if not quads:
             return None
+        self._pause = SMEAR_PAUSE_FRAMES          # unless a pose is found below
         for motion in self.finder.motion.ranked(grey, quads):
             markers = dict(seen)
             for marker_id, quad in self.finder.detect_markers(deblurred(grey, motion)).items():
@@ -58,6 +65,7 @@ class Reposer:
             better = self.finder.fit_pose(markers)
             if (better is not None and len(better.marker_ids) > len(pose.marker_ids)
                     and self.agrees(pose, better, motion)):
+                self._pause = 0
                 return better, motion, markers
         return None
 
