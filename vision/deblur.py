@@ -13,9 +13,10 @@ the markers' dark squares (its rejected candidates); this module:
    pose, with the next blurs under which a marker decoded (up to ``ALTERNATIVES`` in all): a handful of
    small crops can favour a blur that brings back only their own markers.
 
-The picture the tiles are read from is never the deconvolved one: deconvolution rings, and ringing can
-draw a dot or a wave that is not there. It only tells the finder where the board is; the blur found
-(``Motion``) names the cause of the cells the smeared picture cannot show.
+The tiles are read first from the picture as taken: deconvolution rings, and ringing can draw a dot or a
+wave that is not there. The blur found (``Motion``) tells the finder where the board is, and only the cells
+the smeared picture cannot show are read again from the board deconvolved with it (``vision.smeared``,
+``deblurred_colour``), by the same reader and confidence rules; those still unreadable are named ``MOTION``.
 
 All of it runs only when the ordinary detection found too few markers for a pose, so a sharp frame
 costs nothing. Plain numpy FFTs and OpenCV's ArUco detector: no further library is needed.
@@ -111,6 +112,19 @@ def deblurred(grey: np.ndarray, motion: Motion) -> np.ndarray:
     linear = cv2.copyMakeBorder(_linear(grey), pad, pad, pad, pad, cv2.BORDER_REFLECT)
     out = _wiener(np.fft.rfft2(linear), linear.shape, line_psf(motion.length_px, motion.angle_deg))
     return _to_grey(out[pad:-pad, pad:-pad])
+
+
+def deblurred_colour(image: np.ndarray, motion: Motion) -> np.ndarray:
+    """An (h, w, channels) uint8 picture with ``motion`` deconvolved from every channel at once (as ``deblurred``;
+    the reflected border is widened to sizes the FFT factors well, so any crop costs about the same per pixel)."""
+    pad = int(math.ceil(motion.length_px)) + 8
+    h, w = image.shape[:2]
+    full_h, full_w = cv2.getOptimalDFTSize(h + 2 * pad), cv2.getOptimalDFTSize(w + 2 * pad)
+    top, left = (full_h - h) // 2, (full_w - w) // 2
+    linear = cv2.copyMakeBorder(_linear(image), top, full_h - h - top, left, full_w - w - left, cv2.BORDER_REFLECT)
+    channels = np.moveaxis(linear.reshape(full_h, full_w, -1), -1, 0)
+    out = _wiener(np.fft.rfft2(channels), (full_h, full_w), line_psf(motion.length_px, motion.angle_deg))
+    return np.ascontiguousarray(np.moveaxis(_to_grey(out[:, top:top + h, left:left + w]), 0, -1)).reshape(image.shape)
 
 
 class MotionEstimator:

@@ -164,7 +164,7 @@ class BoardFinder:
         self._thorough = cv2.aruco.ArucoDetector(dictionary, _detector_parameters(THOROUGH_WINDOWS))
         self._marker_mm = {m.id: np.asarray(m.corners_mm(), np.float64) for m in self.layout.markers}
         self._cell_centres_mm = np.array([self.layout.cell_center_mm(c) for c in CELLS], np.float64)
-        self._motion = motion or MotionEstimator(self._quick, set(self._marker_mm))
+        self.motion = motion or MotionEstimator(self._quick, set(self._marker_mm))
         self._smear_pause = 0    # frames left before a failed motion-blur search may run again
         self.last_pose: BoardPose | None = None
         self._remap_cache: tuple[BoardPose, tuple[np.ndarray, np.ndarray]] | None = None
@@ -400,7 +400,7 @@ class BoardFinder:
         # The detector's candidates first; blur rounds a marker's corners, so a threshold's dark squares next.
         for candidates in ([(np.asarray(q, np.float64).reshape(4, 2) + 0.5) / scale - 0.5 for q in rejected],
                            dark_squares(small, scale)):
-            for motion in self._motion.ranked(grey, candidates):
+            for motion in self.motion.ranked(grey, candidates):
                 markers = self._markers(deblurred(grey, motion))
                 pose = self.fit_pose(markers)
                 if pose is not None and self._confirms(pose, seen, motion.length_px / 2):

@@ -15,18 +15,21 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 
+from thoughtwave.engine.cells import CELLS
 from thoughtwave.vision.artwork import BoardLayout
-from thoughtwave.vision.causes import cell_sizes, sharpness
+from thoughtwave.vision.causes import Cause, cell_sizes, sharpness
 from thoughtwave.vision.finder import BoardFinder, BoardPose, FinderResult
 from thoughtwave.vision.reading import BoardReading
-from thoughtwave.vision.tiles import ColourModel, TileReader, TileReadout
+from thoughtwave.vision.repose import Reposer
+from thoughtwave.vision.smeared import board_box, deblurred_frame, smeared_cells, take_sharper
+from thoughtwave.vision.tiles import POSE_DOUBT_TILE, ColourModel, TileReader, TileReadout
 
 #: Largest profile file read (a real one is a few kilobytes).
 _MAX_PROFILE_BYTES = 256 * 1024
@@ -119,6 +122,7 @@ class Recognizer:
         self._frames_since_sharpness = 0     # the first reference after a few frames, not on the first
         self._lock = threading.Lock()
         self._doubt: tuple[BoardPose, np.ndarray] | None = None   # the last pose's doubt per cell
+        self._reposer: Reposer | None = None     # made the first time a smeared frame needs a surer pose
 
     @property
     def pose(self) -> BoardPose | None:
@@ -140,9 +144,16 @@ class Recognizer:
             readout = None
             if found.pose is not None:
                 grid = self.finder.warp(frame, found.pose)
-                readout = self.reader.read(grid, self._cell_px(found.pose), self.sharp_reference,
-                                           moved=found.motion is not None, doubt=self._cell_doubt(found.pose))
+                cell_px, doubt = self._cell_px(found.pose), self._cell_doubt(found.pose)
+                readout = self.reader.read(grid, cell_px, self.sharp_reference, moved=found.motion is not None,
+                                           doubt=doubt)
                 self._keep_sharpness(grid, readout)
+                if self._misplaced_by_motion(found.pose, readout, doubt):
+                    again = self._repose(frame, found)
+                    if again is not None:
+                        found, readout, cell_px, doubt = again
+                if found.motion is not None:
+                    self._read_deblurred(frame, found, readout, cell_px, doubt)
                 if not found.reused:
                     self._paper = readout.paper_white
                 elif not self._same_paper(readout.paper_white):
@@ -154,6 +165,47 @@ class Recognizer:
         if readout is None:
             return BoardReading(False, ms=ms)
         return readout.board_reading(ms)
+
+    def _misplaced_by_motion(self, pose: BoardPose, readout: TileReadout, doubt: np.ndarray) -> bool:
+        """Whether cells are unreadable because a smeared frame left too few markers for a sure pose."""
+        if len(pose.marker_ids) >= len(self.finder.layout.markers):
+            return False
+        # A blur measured as even in every direction may still be a shake's (a short one, or along a diagonal).
+        return any(readout.causes.get(CELLS[i]) in (Cause.MOTION, Cause.FOCUS) and doubt[i] > POSE_DOUBT_TILE
+                   for i in range(len(CELLS)))
+
+    def _repose(self, frame: np.ndarray,
+                found: FinderResult) -> tuple[FinderResult, TileReadout, np.ndarray, np.ndarray] | None:
+        """The frame read again on a pose from more markers, found with its motion blur deconvolved
+        (``vision.repose``): the finder's result, the readout, cell sizes and pose doubt; None when none is found."""
+        if self._reposer is None or self._reposer.finder is not self.finder:
+            self._reposer = Reposer(self.finder)
+        better = self._reposer.repose(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), found.pose, found.marker_corners)
+        if better is None:
+            return None
+        pose, motion, markers = better
+        found = replace(found, pose=pose, motion=motion, marker_corners=markers, markers_seen=tuple(sorted(markers)))
+        cell_px, doubt = self._cell_px(pose), self._cell_doubt(pose)
+        readout = self.reader.read(self.finder.warp(frame, pose), cell_px, self.sharp_reference, moved=True,
+                                   doubt=doubt)
+        return found, readout, cell_px, doubt
+
+    def _read_deblurred(self, frame: np.ndarray, found: FinderResult, readout: TileReadout, cell_px: np.ndarray,
+                        doubt: np.ndarray) -> None:
+        """Cells the finder's motion blur smeared past reading, read again from the board with that blur
+        deconvolved (``vision.smeared``): only a frame whose markers needed deconvolving pays for it."""
+        cells = smeared_cells(readout)
+        if not cells:
+            return
+        size = self.finder.geometry.size
+        edge = np.linspace(0.0, size, 5)
+        rim = np.concatenate([np.column_stack([edge, np.zeros(5)]), np.column_stack([edge, np.full(5, size)]),
+                              np.column_stack([np.zeros(5), edge]), np.column_stack([np.full(5, size), edge])])
+        to_mm = self.finder.grid_to_mm()
+        box = board_box(self.finder.to_frame(found.pose, rim @ to_mm[:2, :2].T + to_mm[:2, 2]), found.motion,
+                        frame.shape)
+        sharper = self.finder.warp(deblurred_frame(frame, found.motion, box), found.pose)
+        take_sharper(readout, self.reader.read(sharper, cell_px, doubt=doubt), cells)
 
     def _cell_doubt(self, pose: BoardPose) -> np.ndarray:
         """(100,) how far the pose may misplace each cell, in cells (worked out once a pose: a steady board keeps

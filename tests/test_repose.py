@@ -1,0 +1,112 @@
+"""A shaken frame whose blur left too few markers decoded for a sure pose: the blur is estimated where the
+pose puts the missing markers, they are found in the deconvolved frame, and the board read on the surer pose
+gives many more cells right and none wrong. A pose that would contradict the first is refused."""
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+
+from thoughtwave.engine.cells import CELLS
+from thoughtwave.synth import Scene, render
+from thoughtwave.synth.camera import Optics
+from thoughtwave.vision.artwork import ARUCO_DICTIONARY
+from thoughtwave.vision.deblur import Motion, MotionEstimator
+from thoughtwave.vision.finder import SMEAR_PAUSE_FRAMES, BoardFinder, BoardPose
+from thoughtwave.vision.reading import CellState
+from thoughtwave.vision.recognizer import Recognizer
+from thoughtwave.vision.repose import Reposer
+from thoughtwave.vision.tiles import TileReader
+
+
+def shaken(seed: int = 17, length: float = 6.0, angle: float = 110.0):
+    scene = Scene.random(seed, level="medium", hand=False, resolution=(960, 720))
+    return render(replace(scene, optics=Optics(motion_px=length, motion_angle_deg=angle)))
+
+
+def tally(reading, truth) -> tuple[int, list[str]]:
+    expected = truth.board_state()
+    right, wrong = 0, []
+    for cell in CELLS:
+        got = reading.get(cell)
+        if got.state is CellState.UNREADABLE:
+            continue
+        if got.label() == expected.get(str(cell), "empty"):
+            right += 1
+        else:
+            wrong.append(f"{cell}: read {got.label()}, is {expected.get(str(cell), 'empty')}")
+    return right, wrong
+
+
+def test_the_missing_markers_are_found_in_the_deconvolved_frame():
+    frame, _ = shaken()
+    finder = BoardFinder()
+    found = finder.find(frame)
+    assert found.pose is not None and found.motion is None       # the finder needed no deblurring for a pose
+    better = Reposer(finder).repose(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), found.pose, found.marker_corners)
+    assert better is not None
+    pose, motion, markers = better
+    assert len(pose.marker_ids) > len(found.pose.marker_ids) and set(pose.marker_ids) <= set(markers)
+    assert 3.0 <= motion.length_px <= 9.0
+    assert finder.cell_doubt(pose).max() < finder.cell_doubt(found.pose).max()
+
+
+def test_the_board_read_on_the_surer_pose_has_more_cells_right_and_none_wrong():
+    frame, truth = shaken()
+    finder = BoardFinder()
+    found = finder.find(frame)
+    first = TileReader().read(finder.warp(frame, found.pose), doubt=finder.cell_doubt(found.pose)).board_reading()
+    reading = Recognizer().read(frame)
+    before, wrong_before = tally(first, truth)
+    after, wrong_after = tally(reading, truth)
+    assert wrong_before == [] and wrong_after == []
+    assert after >= before + 15
+
+
+def test_a_pose_that_moves_the_first_markers_is_refused():
+    frame, _ = shaken()
+    finder = BoardFinder()
+    first = finder.find(frame).pose
+    reposer = Reposer(finder)
+    shift = np.array([[1.0, 0.0, 0.4 * finder.cell_px(first)], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    moved = BoardPose(shift @ first.homography, first.marker_ids, first.reprojection_px)
+    assert reposer.agrees(first, first, Motion(4.0, 0.0))
+    assert not reposer.agrees(first, moved, Motion(4.0, 0.0))
+
+
+def test_a_sharp_frame_has_no_missing_marker_to_look_for():
+    frame, _ = shaken(length=0.0)
+    finder = BoardFinder()
+    pose = finder.find(frame).pose
+    assert len(pose.marker_ids) == len(finder.layout.markers)
+    assert Reposer(finder).missing(pose, frame.shape) == []
+
+
+class CountingEstimator(MotionEstimator):
+    """The finder's motion estimator, counting how often it is asked."""
+
+    def __init__(self) -> None:
+        super().__init__(cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(ARUCO_DICTIONARY)),
+                         {m.id for m in BoardFinder().layout.markers})
+        self.calls = 0
+
+    def ranked(self, grey, candidates):
+        self.calls += 1
+        return super().ranked(grey, candidates)
+
+
+def test_a_search_that_found_nothing_waits_a_few_frames():
+    frame, _ = shaken()
+    estimator = CountingEstimator()
+    finder = BoardFinder(motion=estimator)
+    found = finder.find(frame)
+    reposer = Reposer(finder)
+    blank = np.full(frame.shape[:2], 200, np.uint8)        # the missing markers are nowhere to be found
+    assert reposer.repose(blank, found.pose, found.marker_corners) is None
+    assert estimator.calls == 1
+    for _ in range(SMEAR_PAUSE_FRAMES):
+        assert reposer.repose(blank, found.pose, found.marker_corners) is None
+    assert estimator.calls == 1
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    assert reposer.repose(grey, found.pose, found.marker_corners) is not None
+    assert estimator.calls == 2

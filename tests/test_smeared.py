@@ -1,0 +1,109 @@
+"""A frame smeared by a shaken camera: the cells the smear keeps from being read are read again from the board
+with the finder's motion blur deconvolved, right and never wrong; other cells, and sharp frames, are untouched."""
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+
+from thoughtwave.engine.cells import CELLS, Cell
+from thoughtwave.synth import Scene, render
+from thoughtwave.synth.camera import Optics
+from thoughtwave.vision.causes import Cause
+from thoughtwave.vision.deblur import Motion, deblurred_colour, line_psf
+from thoughtwave.vision.reading import CellState
+from thoughtwave.vision.recognizer import Recognizer
+from thoughtwave.vision.smeared import board_box, smeared_cells, take_sharper
+from thoughtwave.vision.tilemodel import TileReadout
+from thoughtwave.vision.tiles import TileReader
+
+
+def smeared(seed: int, length: float, angle: float):
+    scene = Scene.random(seed, level="medium", hand=False, resolution=(960, 720))
+    return render(replace(scene, optics=Optics(motion_px=length, motion_angle_deg=angle)))
+
+
+def readout(state: int, causes: dict[Cell, Cause] | None = None) -> TileReadout:
+    why = {c: "smeared" for c in CELLS} if state == 2 else {}
+    return TileReadout(np.full((10, 10), state), np.full((10, 10), 5), np.zeros((10, 10), bool),
+                       np.full((10, 10), 0.9 if state != 2 else 0.0, np.float32), np.zeros((10, 10), bool),
+                       np.zeros((10, 10, 2)), np.zeros((10, 10)), why, causes=dict(causes or {}))
+
+
+def test_cells_the_smear_hid_are_read_right_from_the_deconvolved_board():
+    frame, truth = smeared(1, 9.0, 37.0)
+    recognizer = Recognizer()
+    reading = recognizer.read(frame)
+    assert reading.board_found
+    # What the smeared picture alone gives with the same pose: many cells unreadable for the motion.
+    pose = recognizer.pose
+    alone = TileReader().read(recognizer.finder.warp(frame, pose), moved=True,
+                              doubt=recognizer.finder.cell_doubt(pose))
+    hidden = [c for c, cause in alone.causes.items() if cause is Cause.MOTION]
+    assert len(hidden) >= 20
+    expected = truth.board_state()
+    now_right = [c for c in hidden if reading.get(c).state is not CellState.UNREADABLE
+                 and reading.get(c).label() == expected.get(str(c), "empty")]
+    assert len(now_right) >= 10
+    wrong = [c for c in CELLS if reading.get(c).state is not CellState.UNREADABLE
+             and reading.get(c).label() != expected.get(str(c), "empty")]
+    assert wrong == []
+    # A cell still unreadable keeps its cause.
+    assert all(reading.causes.get(c) is not None for c in CELLS if reading.get(c).state is CellState.UNREADABLE)
+
+
+def test_only_unreadable_cells_named_motion_take_the_sharper_reading():
+    e5, a1, b2 = Cell.parse("E5"), Cell.parse("A1"), Cell.parse("B2")
+    first = readout(2, {e5: Cause.MOTION, a1: Cause.HAND, b2: Cause.MOTION})
+    first.state[b2.row, b2.col] = 0                      # already read: kept whatever the second picture says
+    cells = smeared_cells(first)
+    assert cells == [e5.index]
+    second = readout(1)
+    second.arms[e5.row, e5.col] = 9
+    assert take_sharper(first, second, cells) == 1
+    assert first.state[e5.row, e5.col] == 1 and first.arms[e5.row, e5.col] == 9
+    assert e5 not in first.causes and e5 not in first.why
+    assert first.causes[a1] is Cause.HAND and first.state[a1.row, a1.col] == 2
+
+
+def test_an_unsure_second_reading_leaves_the_cell_unreadable_with_its_cause():
+    e5 = Cell.parse("E5")
+    first = readout(2, {e5: Cause.MOTION})
+    assert take_sharper(first, readout(2), smeared_cells(first)) == 0
+    assert first.causes[e5] is Cause.MOTION and first.state[e5.row, e5.col] == 2
+
+
+def test_a_sharp_frame_reads_as_the_reader_reads_its_warp():
+    frame, _ = render(Scene.random(3, level="medium", hand=True, resolution=(960, 720)))
+    recognizer = Recognizer()
+    reading = recognizer.read(frame)
+    assert reading.board_found and Cause.MOTION not in set(reading.causes.values())
+    pose = recognizer.pose
+    direct = TileReader().read(recognizer.finder.warp(frame, pose),
+                               doubt=recognizer.finder.cell_doubt(pose)).board_reading()
+    assert {c: reading.get(c).label() for c in CELLS} == {c: direct.get(c).label() for c in CELLS}
+
+
+def test_the_box_reaches_past_the_board_by_the_blur_and_stays_in_the_frame():
+    corners = np.array([[100.0, 120.0], [500.0, 110.0], [510.0, 470.0], [90.0, 480.0]])
+    x0, y0, x1, y1 = board_box(corners, Motion(8.0, 30.0), (720, 960, 3))
+    assert x0 <= 90 - 16 and y0 <= 110 - 16 and x1 >= 510 + 16 and y1 >= 480 + 16
+    assert board_box(corners * 2, Motion(8.0, 30.0), (720, 960, 3))[2:] == (960, 720)
+
+
+def test_deconvolving_colour_undoes_a_known_blur_on_every_channel():
+    rng = np.random.default_rng(7)
+    # Blocks of a different colour in each channel (8 px blocks, wider than the blur).
+    sharp = np.kron(rng.integers(30, 230, (30, 33, 3)), np.ones((8, 8, 1))).astype(np.uint8)
+    motion = Motion(6.0, 60.0)
+    linear = np.power(sharp / 255.0, 2.2).astype(np.float32)
+    kernel = line_psf(motion.length_px, motion.angle_deg)
+    blurred = np.stack([cv2.filter2D(linear[..., c], -1, kernel, borderType=cv2.BORDER_REFLECT) for c in range(3)], -1)
+    blurred = (np.power(blurred, 1 / 2.2) * 255 + 0.5).astype(np.uint8)
+    restored = deblurred_colour(blurred, motion)
+    inner = (slice(16, -16), slice(16, -16))
+    assert restored.shape == sharp.shape
+    for c in range(3):
+        before = np.abs(blurred[inner][..., c].astype(int) - sharp[inner][..., c]).mean()
+        after = np.abs(restored[inner][..., c].astype(int) - sharp[inner][..., c]).mean()
+        assert after < 0.85 * before

@@ -1,0 +1,80 @@
+"""A surer pose for a smeared frame whose blur left only a few markers decoded.
+
+A shaken camera can smear the smaller or farther markers past decoding while two or three still decode: the
+board is found, but a pose from so few markers may misplace the far cells, and the reader leaves those cells
+unreadable ("too few of its markers were seen sharply", named ``Cause.MOTION``). The finder searches for the
+motion blur only when no pose is found at all; here, for such a frame, the blur is estimated around where the
+pose puts the missing markers (the finder's ``MotionEstimator``: the blur under which most of them decode),
+the frame deconvolved with it and its markers detected again. The new pose is taken only when it rests on more
+markers and puts the markers first seen where the first pose put them (within a fifth of a cell and half the
+blur's length: a blur drags a corner): it refines that pose, never contradicts it.
+
+Only a frame with cells unreadable for blur and markers missing pays for it (0.1-0.3 s), and a search that
+found nothing is not tried again for the next few frames (``SMEAR_PAUSE_FRAMES``, as the finder's own search):
+a marker hidden for good under a cup must not slow every blurred frame down.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from thoughtwave.vision.deblur import Motion, deblurred
+from thoughtwave.vision.finder import SMEAR_PAUSE_FRAMES, BoardFinder, BoardPose
+
+#: The new pose may move a marker first seen by this share of a cell (and half the blur's length) at most.
+AGREE_CELLS = 0.2
+
+
+class Reposer:
+    """Finds a pose on more markers for a smeared frame (see the module's docstring) for ``finder``."""
+
+    def __init__(self, finder: BoardFinder) -> None:
+        self.finder = finder
+        self._marker_mm = {m.id: np.asarray(m.corners_mm(), np.float64) for m in finder.layout.markers}
+        self._pause = 0          # frames left before a search that found nothing may run again
+
+    def missing(self, pose: BoardPose, shape: tuple[int, ...]) -> list[np.ndarray]:
+        """The frame quads (4, 2) where ``pose`` puts the board's markers it was not fitted to (inside the frame)."""
+        h, w = shape[:2]
+        quads = []
+        for marker_id, corners in self._marker_mm.items():
+            if marker_id in pose.marker_ids:
+                continue
+            quad = self.finder.to_frame(pose, corners)
+            if quad.min() >= 0 and np.all(quad[:, 0] < w) and np.all(quad[:, 1] < h):
+                quads.append(quad)
+        return quads
+
+    def repose(self, grey: np.ndarray, pose: BoardPose,
+               seen: dict[int, np.ndarray]) -> tuple[BoardPose, Motion, dict[int, np.ndarray]] | None:
+        """A pose on more markers than ``pose``, the blur deconvolved to find them and all markers it rests on;
+        None when no blur brings back a marker that agrees (``grey`` the frame, ``seen`` its markers as found)."""
+        if self._pause > 0:
+            self._pause -= 1
+            return None
+        quads = self.missing(pose, grey.shape)
+        if not quads:
+            return None
+        self._pause = SMEAR_PAUSE_FRAMES          # unless a pose is found below
+        for motion in self.finder.motion.ranked(grey, quads):
+            markers = dict(seen)
+            for marker_id, quad in self.finder.detect_markers(deblurred(grey, motion)).items():
+                markers.setdefault(marker_id, quad)
+            if len(markers) <= len(pose.marker_ids):
+                continue
+            better = self.finder.fit_pose(markers)
+            if (better is not None and len(better.marker_ids) > len(pose.marker_ids)
+                    and self.agrees(pose, better, motion)):
+                self._pause = 0
+                return better, motion, markers
+        return None
+
+    def agrees(self, first: BoardPose, better: BoardPose, motion: Motion) -> bool:
+        """Whether ``better`` puts the markers ``first`` rests on where ``first`` puts them."""
+        tolerance = AGREE_CELLS * self.finder.cell_px(first) + motion.length_px / 2
+        for marker_id in first.marker_ids:
+            corners = self._marker_mm[marker_id]
+            shift = np.linalg.norm(first.project(corners) - better.project(corners), axis=1)
+            if shift.max() > tolerance:
+                return False
+        return True

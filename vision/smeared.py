@@ -1,0 +1,74 @@
+"""Tiles of a frame smeared by a shaken camera, read again from the frame with the motion blur deconvolved.
+
+When a shaken camera smears the markers too much to decode, the finder estimates the straight-line motion
+blur and finds the board in a deconvolved copy (``vision.deblur``, ``FinderResult.motion``). The tiles are
+first read from the smeared frame itself, and the cells the blur keeps from being read are named
+``Cause.MOTION``. This module deconvolves the board's part of the frame (each colour channel, in linear
+light, Wiener) with that blur, warps it with the same pose and reads it with the same reader and the same
+confidence rules; a cell unreadable for motion in the smeared picture takes the deconvolved picture's
+reading when that one is sure (an empty cell or a whole tile). Every other cell keeps its first reading:
+deconvolution rings, and a cell the smeared picture already reads gains nothing from it.
+
+Only a frame whose markers needed deconvolving pays for this (a crop around the board, three FFTs): a
+sharp frame costs nothing.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from thoughtwave.engine.cells import CELLS
+from thoughtwave.vision.causes import Cause
+from thoughtwave.vision.deblur import Motion, deblurred_colour
+from thoughtwave.vision.tilemodel import TileReadout
+
+#: The crop around the board reaches this many blur lengths (and ``REACH_PX``) beyond the grid image's extent,
+#: so the reflected border of the deconvolution rings outside what is read.
+REACH_LENGTHS = 2.0
+REACH_PX = 12
+
+
+def board_box(corners_px: np.ndarray, motion: Motion, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """(x0, y0, x1, y1): the part of a frame of ``shape`` to deconvolve, around ``corners_px`` (the grid image's
+    corners in the frame, (N, 2)) widened by the blur's reach, clipped to the frame."""
+    reach = int(math.ceil(REACH_LENGTHS * motion.length_px)) + REACH_PX
+    lo = np.floor(np.min(corners_px, axis=0)).astype(int) - reach
+    hi = np.ceil(np.max(corners_px, axis=0)).astype(int) + reach
+    h, w = shape[:2]
+    return max(0, int(lo[0])), max(0, int(lo[1])), min(w, int(hi[0])), min(h, int(hi[1]))
+
+
+def deblurred_frame(frame: np.ndarray, motion: Motion, box: tuple[int, int, int, int]) -> np.ndarray:
+    """A copy of the BGR ``frame`` with ``motion`` deconvolved from each channel inside ``box`` (x0, y0, x1, y1)."""
+    x0, y0, x1, y1 = box
+    out = frame.copy()
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return out
+    out[y0:y1, x0:x1] = deblurred_colour(frame[y0:y1, x0:x1], motion)
+    return out
+
+
+def smeared_cells(readout: TileReadout) -> list[int]:
+    """Indices (``Cell.index``) of the cells unreadable only because the picture is smeared."""
+    return [i for i, cell in enumerate(CELLS) if readout.causes.get(cell) is Cause.MOTION
+            and readout.state[cell.row, cell.col] == 2]
+
+
+def take_sharper(readout: TileReadout, again: TileReadout, cells: list[int]) -> int:
+    """Give ``readout``'s ``cells`` (unreadable, by ``Cell.index``) the readings of ``again`` (the same board read
+    from the deconvolved picture) where that one is sure; their reason and cause go. Returns how many were taken."""
+    taken = 0
+    for i in cells:
+        cell = CELLS[i]
+        if again.state[cell.row, cell.col] == 2 or readout.state[cell.row, cell.col] != 2:
+            continue
+        for name in ("state", "arms", "red", "confidence", "occluded", "centre", "angle"):
+            # (10, 10, ...) or (100, ...) arrays alike: row-major, so a cell's index is its place in either.
+            target = getattr(readout, name).reshape(100, -1)
+            target[i] = getattr(again, name).reshape(100, -1)[i]
+        readout.why.pop(cell, None)
+        readout.causes.pop(cell, None)
+        taken += 1
+    return taken
