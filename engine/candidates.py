@@ -8,7 +8,10 @@ below any step, the opponent's best reply was missing from its 24 candidates in 
 of lost and drawn games, 6% now), or fails to help it; then the
 placements *beside* the opponent's shortest connections that lengthen it most (a blank edge facing
 a gap decides which pieces still fit there, and a player out of straights cannot fill a gap that
-only a straight fits). A placement that connects the mover's sides is the only candidate.
+only a straight fits). Near the end of the race (both sides within ``WAIT_WITHIN``) one waiting move joins
+them: a placement away from both connections with the piece worth least in hand, as the placements near the
+connections may all lose (found in two games lost at seed 94000). A placement that connects the mover's sides
+is the only candidate.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import random
 from thoughtwave.engine.analysis import Paths, distance_after, empty_reach, placeable_count
 from thoughtwave.engine.board import FITS, NEIGHBOUR, piece_bits
 from thoughtwave.engine.cells import CELLS, SIZE
-from thoughtwave.engine.evaluate import NO_PATH, Stats, player_paths, spare_cells
+from thoughtwave.engine.evaluate import KIND_VALUE, NO_PATH, Stats, player_paths, spare_cells
 from thoughtwave.engine.moves import Move
 from thoughtwave.engine.pieces import DIRECTIONS, OPPOSITE, Colour, Kind, Piece
 from thoughtwave.engine.referee import Referee
@@ -29,6 +32,9 @@ _NEAR = [tuple(j for _, j in _SIDES[i]) for i in range(CELL_COUNT)]
 _NO_REACH = (0, 0, 0, 0)
 #: A placement on the opponent's shortest connection scores this much per placement it lengthens it by
 BLOCK_WEIGHT = 2.0
+#: A waiting move is a candidate once both sides are this close to joining (the end of the race, where the side that
+#: steps first can lose; earlier a step or a block is always better, and the search saves the placement)
+WAIT_WITHIN = 4
 #: _MOVE[cell * 16 + arms]: one Move object per placement, built once (the search's hot path)
 _MOVE: list[Move | None] = [Move(Piece(a), CELLS[i]) if a else None for i in range(CELL_COUNT) for a in range(16)]
 
@@ -99,7 +105,40 @@ class Candidates:
             scored = [(noise(), m) for m in board.legal_placements(available)]
         scored.sort(key=lambda x: -x[0])
         self.moves = [m for _, m in scored[:keep]] + [m for _, m in scored[keep:] if m.cell.index in forced]
+        if max(d_mine, d_theirs) <= WAIT_WITHIN:
+            wait = self._waiting(available, d_mine, d_theirs)
+            if wait is not None and wait not in self.moves:
+                self.moves.append(wait)
         self._blocks_wanted = blocks if theirs.distance is not None else 0
+
+    def _waiting(self, available: int, d_mine: int, d_theirs: int) -> Move | None:
+        """A placement away from both sides' short connections (the cell and its neighbours on none), with the
+        piece worth least in hand: a waiting move. Near the end, when both sides are two placements away, the
+        side that steps first can leave the other one placement away with the move, and every placement near
+        the connections may lose; measured in two lost games (seed 94000), where it played such a step."""
+        board, mine, theirs = self._ref.board, self.mine, self.theirs
+        arms = board.arms
+
+        seen: dict[int, bool] = {}
+
+        def near(i: int) -> bool:
+            found = seen.get(i)
+            if found is None:
+                found = seen[i] = mine.through(i) <= d_mine + 1 or theirs.through(i) <= d_theirs + 1
+            return found
+
+        cheapest = min((KIND_VALUE[k] for k, n in self._ref.inventory[self._ref.to_move].items() if n), default=0.0)
+        best: tuple[float, Move] | None = None
+        for i in range(CELL_COUNT):
+            if arms[i] or near(i) or any(not arms[j] and near(j) for j in _NEAR[i]):
+                continue
+            for move in board.placements_at((i,), available):
+                value = KIND_VALUE[move.piece.kind]
+                if best is None or value < best[0]:
+                    best = (value, move)
+            if best is not None and best[0] <= cheapest:
+                break
+        return best[1] if best else None
 
     def blocks(self) -> list[Move]:
         """The mover's best placements *beside* the opponent's shortest connections, not already

@@ -358,3 +358,19 @@ def test_a_block_that_lengthens_the_opponents_connection_most_is_a_candidate():
     assert distance(referee.board, sides, bits, left) == 8
     candidates = Candidates(referee, random.Random(1), keep=24, blocks=12)
     assert block in candidates.moves
+
+
+def test_when_every_placement_near_the_connections_loses_it_waits():
+    # From a game lost at seed 94000: both sides two placements away, Black to move. The candidates on and beside
+    # the connections all left Red one placement away with the move (Black's step there opened Red's way too), and
+    # the computer played one. A placement away from both, with its least useful piece, does not lose.
+    game = ("w@I3 nw@I2 es@A2 ns@B1 ew@B7 ns@D7 ew@E6 s@C6 ne@C8 ns@D9 nw@D4 sw@D5 ew@F6 ne@C5 ew@I6 ns@D10 new@G6 "
+            "es@C4 new@A7 ns@D2 new@J6 nsw@D3 nesw@H6 nw@E1 nsw@C7 esw@D1 ne@G10 es@E8 sw@H1 ne@C1 sw@B8")
+    referee = Referee()
+    for text in game.split(" "):
+        referee.play(f"{referee.to_move.value} {text}")
+    assert referee.to_move is Colour.BLACK and red_distance(referee) == 2
+    choice = Computer(seconds=None, max_nodes=400, seed=3).search(referee)
+    assert choice is not None and choice.value > -100
+    assert referee.attempt(choice.move).outcome is Outcome.LEGAL
+    assert red_distance(referee) == 2        # Red is not left one placement away
