@@ -126,6 +126,20 @@ class Computer:
     (80 games 17/48/15, 51%), new 7/10/3, 6/10/4, 10/9/1, 7/6/7 (30/35/15, 59%). On a quiet machine
     (``--processes 2``): fresh openings of seed 92000 19/17/4 (69%, 58-79), seed 90000 21/14/5 (70%,
     against 64% before); at 4 s the first 16 of 92000 9/4/3 (69%), the same as at 1 s on those 16.
+
+    Trials of 2026-11-23 (fifth session): a side that can no longer connect blocks for free, so a lead over it
+    was capped at the pieces the other side has beyond its distance and beyond one placement per block to come
+    (``Weights.dead``; from a drawn game where the computer cut the opponent off 7 placements from its own
+    connection with 9 pieces left). At ``--nodes 1000 --games 40 --seed 1500 --processes 1``, side by side:
+    without it 15/23/2 (66%), with it 19/12/9 (62%): more wins and far more losses (racing on where cutting the
+    opponent off would have drawn), so it was dropped. The searches that score blocks and evaluate positions now
+    resume from the maps of the position before the move (``analysis.distance_after``, ``paths_after``): the same
+    moves for less CPU. In 4 of the 10 games lost on seeds 92000 and 94000 every candidate near the end left the
+    opponent one placement away with the move while a placement away from both connections did not lose: a waiting
+    move is now a candidate once both sides are within ``candidates.WAIT_WITHIN``. On the fresh openings of seed
+    94000 (``--seconds S --games 40 --seed 94000 --processes 2``, quiet machine): before it, 1 s 18/16/6 (65%) and
+    4 s 22/15/3 (74%) on the same openings; with it, 1 s 17/20/3 (68%) and 4 s 17/19/4 (66%); against greedy
+    (seed 95000) 19/1/0. 40 games do not tell 1 s from 4 s.
     """
 
     def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,
