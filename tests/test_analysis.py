@@ -121,16 +121,26 @@ def test_threats_are_exactly_the_placements_that_join_the_sides(seed, count, sid
     assert (distance(board, sides, available) == 1) == bool(expected)
 
 
+# A random board, a side, the pieces it holds and how many, for the checks of maps carried past a placement.
+PLACEMENT_CASES = (st.integers(0, 10_000), st.integers(0, 70), st.sampled_from([RED, BLACK]),
+                   st.sampled_from([ALL_PIECE_BITS, ALL_PIECE_BITS & ~KIND_BITS[Kind.CROSS], KIND_BITS[Kind.BEND]]),
+                   st.integers(1, 99))
+
+
+def _board_and_moves(seed: int, count: int) -> tuple[Board, list[Move]]:
+    """A random board of ``count`` placements and up to 12 of its legal placements, both from ``seed``."""
+    board = _random_board(seed, count)
+    moves = list(board.legal_placements())
+    return board, random.Random(seed).sample(moves, min(12, len(moves)))
+
+
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 10_000), st.integers(0, 70), st.sampled_from([RED, BLACK]),
-       st.sampled_from([ALL_PIECE_BITS, ALL_PIECE_BITS & ~KIND_BITS[Kind.CROSS], KIND_BITS[Kind.BEND]]),
-       st.integers(1, 99))
+@given(*PLACEMENT_CASES)
 def test_distance_after_a_placement_is_the_distance_on_the_board_with_it(seed, count, sides, available, left):
     # the computer scores blocks with the patched tables: they must equal laying the piece and measuring
-    board = _random_board(seed, count)
+    board, moves = _board_and_moves(seed, count)
     maps = paths(board, sides, available, left)
-    moves = list(board.legal_placements())
-    for move in random.Random(seed).sample(moves, min(12, len(moves))):
+    for move in moves:
         patched = distance_after(maps, board, move.cell.index, move.piece.arms, sides, available, left)
         board.push(move)
         assert patched == distance(board, sides, available, left), move
@@ -138,16 +148,13 @@ def test_distance_after_a_placement_is_the_distance_on_the_board_with_it(seed, c
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 10_000), st.integers(0, 70), st.sampled_from([RED, BLACK]),
-       st.sampled_from([ALL_PIECE_BITS, ALL_PIECE_BITS & ~KIND_BITS[Kind.CROSS], KIND_BITS[Kind.BEND]]),
-       st.integers(1, 99))
+@given(*PLACEMENT_CASES)
 def test_maps_carried_past_a_placement_are_the_maps_of_the_board_with_it(seed, count, sides, available, left):
     # the computer's evaluation resumes the maps of the position before each move: the distance, and every
     # port distance the maps promise exactly (up to the distance plus one), must be those of a fresh search
-    board = _random_board(seed, count)
+    board, moves = _board_and_moves(seed, count)
     maps = paths(board, sides, available, left)
-    moves = list(board.legal_placements())
-    for move in random.Random(seed).sample(moves, min(12, len(moves))):
+    for move in moves:
         board.push(move)
         carried = paths_after(maps, board, move.cell.index, sides, available, left)
         fresh = paths(board, sides, available, left)

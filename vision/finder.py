@@ -162,9 +162,9 @@ class BoardFinder:
         dictionary = cv2.aruco.getPredefinedDictionary(ARUCO_DICTIONARY)
         self._quick = cv2.aruco.ArucoDetector(dictionary, _detector_parameters(QUICK_WINDOWS))
         self._thorough = cv2.aruco.ArucoDetector(dictionary, _detector_parameters(THOROUGH_WINDOWS))
-        self._marker_mm = {m.id: np.asarray(m.corners_mm(), np.float64) for m in self.layout.markers}
+        self.marker_mm = {m.id: np.asarray(m.corners_mm(), np.float64) for m in self.layout.markers}  # id: corners mm
         self._cell_centres_mm = np.array([self.layout.cell_center_mm(c) for c in CELLS], np.float64)
-        self.motion = motion or MotionEstimator(self._quick, set(self._marker_mm))
+        self.motion = motion or MotionEstimator(self._quick, set(self.marker_mm))
         self._smear_pause = 0    # frames left before a failed motion-blur search may run again
         self.last_pose: BoardPose | None = None
         self._remap_cache: tuple[BoardPose, tuple[np.ndarray, np.ndarray]] | None = None
@@ -193,7 +193,7 @@ class BoardFinder:
         """Look again, at full resolution, where ``pose`` says each missing marker is (a far, small
         marker under a steep tilt is lost on the downscaled copy). Found ones are added to ``markers``."""
         h, w = grey.shape
-        for marker_id, corners_mm in self._marker_mm.items():
+        for marker_id, corners_mm in self.marker_mm.items():
             if marker_id in markers:
                 continue
             expected = self.to_frame(pose, corners_mm)
@@ -217,7 +217,7 @@ class BoardFinder:
         duplicated: set[int] = set()
         for quad, marker_id in zip(corners, ids.ravel(), strict=True):
             marker_id = int(marker_id)
-            if marker_id not in self._marker_mm:
+            if marker_id not in self.marker_mm:
                 continue  # another dictionary member lying about: not part of this board
             if marker_id in found:
                 duplicated.add(marker_id)
@@ -263,7 +263,7 @@ class BoardFinder:
         # RANSAC over whole markers: every pair proposes a pose from its eight corners, the pose most
         # markers agree with wins. (Four-corner samples of blurred markers can crown a wrong pose that
         # two markers happen to share.)
-        src = np.concatenate([self._marker_mm[i] for i in ids])
+        src = np.concatenate([self.marker_mm[i] for i in ids])
         dst = np.concatenate([image[i] for i in ids])
 
         def agreeing(h: np.ndarray | None) -> list[int]:
@@ -299,7 +299,7 @@ class BoardFinder:
         markers leave the error few degrees of freedom to be measured by: its upper bound (``_noise_bound``) counts."""
         if len(pose.corners_px) != len(pose.marker_ids) or pose.reprojection_px <= 0:
             return np.zeros(len(self._cell_centres_mm))
-        src = np.concatenate([self._marker_mm[i] for i in pose.marker_ids])
+        src = np.concatenate([self.marker_mm[i] for i in pose.marker_ids])
         seen = np.concatenate(pose.corners_px)
         (ts, _), (td, scale) = _normaliser(src), _normaliser(seen)
         xy1 = np.c_[src, np.ones(len(src))] @ ts.T
@@ -328,19 +328,19 @@ class BoardFinder:
 
     def _homography(self, ids: list[int], image: dict[int, np.ndarray]) -> np.ndarray | None:
         """Least-squares homography from the corners of ``ids``."""
-        src = np.concatenate([self._marker_mm[i] for i in ids])
+        src = np.concatenate([self.marker_mm[i] for i in ids])
         dst = np.concatenate([image[i] for i in ids])
         h, _ = cv2.findHomography(src, dst, 0)
         return h
 
     def _marker_error(self, h: np.ndarray, marker_id: int, corners: np.ndarray) -> float:
         """RMS distance in px between a marker's corners as seen and as ``h`` places them."""
-        projected = cv2.perspectiveTransform(self._marker_mm[marker_id].reshape(-1, 1, 2), h).reshape(-1, 2)
+        projected = cv2.perspectiveTransform(self.marker_mm[marker_id].reshape(-1, 1, 2), h).reshape(-1, 2)
         return float(np.sqrt(np.mean(np.sum((projected - corners) ** 2, axis=1))))
 
     def _spread(self, ids: list[int]) -> bool:
         """Whether the markers' centres span a third of the board both ways."""
-        centres = np.array([self._marker_mm[i].mean(axis=0) for i in ids])
+        centres = np.array([self.marker_mm[i].mean(axis=0) for i in ids])
         span = centres.max(axis=0) - centres.min(axis=0)
         return bool(np.all(span >= self.layout.width_mm / 3))
 
@@ -376,14 +376,14 @@ class BoardFinder:
         ``slack_px`` more: a motion blur drags a corner by up to half its length)."""
         tolerance = 0.2 * self.cell_px(pose) + slack_px
         for marker_id, quad in markers.items():
-            expected = pose.project(self._marker_mm[marker_id])
+            expected = pose.project(self.marker_mm[marker_id])
             if np.max(np.linalg.norm(expected - self._undistort(quad), axis=1)) > tolerance:
                 return False
         return True
 
     def _markers(self, grey: np.ndarray) -> dict[int, np.ndarray]:
         markers = self.detect_markers(grey)
-        if len(markers) < len(self._marker_mm):
+        if len(markers) < len(self.marker_mm):
             # Where to look again for the missing markers: any fit will do for that.
             hint = self.fit_pose(markers, strict=False) or (self.last_pose if markers else None)
             if hint is not None:

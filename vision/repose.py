@@ -30,14 +30,13 @@ class Reposer:
 
     def __init__(self, finder: BoardFinder) -> None:
         self.finder = finder
-        self._marker_mm = {m.id: np.asarray(m.corners_mm(), np.float64) for m in finder.layout.markers}
         self._pause = 0          # frames left before a search that found nothing may run again
 
     def missing(self, pose: BoardPose, shape: tuple[int, ...]) -> list[np.ndarray]:
         """The frame quads (4, 2) where ``pose`` puts the board's markers it was not fitted to (inside the frame)."""
         h, w = shape[:2]
         quads = []
-        for marker_id, corners in self._marker_mm.items():
+        for marker_id, corners in self.finder.marker_mm.items():
             if marker_id in pose.marker_ids:
                 continue
             quad = self.finder.to_frame(pose, corners)
@@ -73,7 +72,7 @@ class Reposer:
         """Whether ``better`` puts the markers ``first`` rests on where ``first`` puts them."""
         tolerance = AGREE_CELLS * self.finder.cell_px(first) + motion.length_px / 2
         for marker_id in first.marker_ids:
-            corners = self._marker_mm[marker_id]
+            corners = self.finder.marker_mm[marker_id]
             shift = np.linalg.norm(first.project(corners) - better.project(corners), axis=1)
             if shift.max() > tolerance:
                 return False
