@@ -146,7 +146,7 @@ class Computer:
                  seed: int | None = None, beam: int = 10, keep: float = 0.1, width: float = 0.1,
                  root_beam: int = 6, plies: int = 12, blocks: int = 12, lead: float | None = None,
                  own: float = 0.0, exact_threats: bool = True, workers: int | None = None,
-                 norm: float = 1.0, root_all: bool = False) -> None:
+                 norm: float = 1.0, root_all: bool = False, dead: float = 1.0) -> None:
         if level not in (1, 2, 3):
             raise ValueError(f"level must be 1, 2 or 3, not {level}")
         self.level = level
@@ -157,7 +157,7 @@ class Computer:
         self.plies = plies
         self.blocks = blocks
         self.weights = Weights(keep=keep, width=width, lead=lead, own=own, exact_threats=exact_threats,
-                               norm=norm)
+                               norm=norm, dead=dead)
         self.root_all = root_all
         self.rng = random.Random(seed)
         self.workers = default_workers() if workers is None else max(1, workers)

@@ -374,3 +374,45 @@ def test_when_every_placement_near_the_connections_loses_it_waits():
     assert choice is not None and choice.value > -100
     assert referee.attempt(choice.move).outcome is Outcome.LEGAL
     assert red_distance(referee) == 2        # Red is not left one placement away
+
+
+# A game drawn at seed 94000: Red 8 placements from joining with 9 pieces, Black 9 away with 10, Red to move. Red's
+# ne@J9 cut Black off; Black, unable to connect, then blocked Red for free and Red's pieces ran out (a draw).
+CUT_OFF_GAME = ("esw@E2 sw@D4 ew@C2 e@B2 new@A3 ns@F1 ew@C3 nw@F2 n@E4 nsw@E3 ew@B10 ns@G10 ew@G5 ns@I5 ew@I7 ns@B7 "
+                "esw@B6 es@A5 nw@B4 sw@G7 ne@G8 ns@H9 ne@I10 ne@A6 new@J7 sw@I8 new@A8 esw@J10")
+
+
+def _played(game: str) -> Referee:
+    referee = Referee()
+    for text in game.split(" "):
+        referee.play(f"{referee.to_move.value} {text}")
+    return referee
+
+
+def black_distance(referee: Referee) -> int | None:
+    counts = referee.inventory[Colour.BLACK]
+    return distance(referee.board, referee.rules.sides(Colour.BLACK), piece_bits(counts), placeable_count(counts))
+
+
+def test_it_does_not_cut_the_opponent_off_when_its_own_pieces_cannot_outlast_the_free_blocks():
+    referee = _played(CUT_OFF_GAME)
+    assert referee.to_move is Colour.RED and red_distance(referee) == 8 and black_distance(referee) == 9
+    choice = Computer(seconds=None, max_nodes=1000, seed=1).search(referee)
+    assert choice is not None
+    assert referee.attempt(choice.move).outcome is Outcome.LEGAL
+    assert black_distance(referee) is not None
+
+
+def test_the_side_cut_off_still_values_keeping_the_other_from_joining():
+    # Black is cut off (after Red's ne@J9) and cannot win; the further Red stays from joining, the better for Black:
+    # capping the value at a draw on this side too made every placement look the same, and the computer stopped
+    # blocking (measured: 9 losses in 40 games instead of 2).
+    from thoughtwave.engine.evaluate import Evaluator, Weights
+    referee = _played(CUT_OFF_GAME + " ne@J9")
+    assert black_distance(referee) is None and red_distance(referee) == 8
+    evaluator = Evaluator(Colour.BLACK, Weights())
+    before = evaluator.value(referee)
+    referee.play("black ne@A1")          # a placement that leaves Red 8 away ...
+    referee.play("red new@C6")           # ... and Red's step to 7, Black to move again
+    assert red_distance(referee) == 7 and referee.to_move is Colour.BLACK
+    assert evaluator.value(referee) < before
