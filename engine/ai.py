@@ -63,7 +63,7 @@ class Computer:
     (at most ``plies`` deep). ``seconds`` is the time a move (None: no clock); ``max_nodes`` caps the
     positions evaluated (deterministic, for tests). ``seed`` makes the tie-breaking between equal
     moves repeatable. The tuned knobs: ``beam`` (moves searched deeper per position), ``keep``,
-    ``width``, ``lead``, ``own``, ``exact_threats``, ``norm`` (the evaluation's ``Weights``) and ``blocks``
+    ``width``, ``lead``, ``own``, ``exact_threats``, ``norm``, ``dead`` (the evaluation's ``Weights``) and ``blocks``
     (placements beside the opponent's connection tried per position; 0: none). ``root_all``: the first
     ply ranks every legal placement, not only the candidates (as the two-ply benchmark searcher does; it
     costs 500-1000 cheap evaluations, 0.1-0.5 s here, at most ``ROOT_SHARE`` of the clock; off by default).
@@ -140,6 +140,14 @@ class Computer:
     94000 (``--seconds S --games 40 --seed 94000 --processes 2``, quiet machine): before it, 1 s 18/16/6 (65%) and
     4 s 22/15/3 (74%) on the same openings; with it, 1 s 17/20/3 (68%) and 4 s 17/19/4 (66%); against greedy
     (seed 95000) 19/1/0. 40 games do not tell 1 s from 4 s.
+
+    Trials of 2026-11-24 (sixth session): the lead over a side that can no longer connect is capped at the pieces
+    the other side has to spare (``Weights.dead``), as last session tried, but on that side only: the side cut off
+    keeps the race's slope, so it still blocks. At ``--nodes 1000 --games 40 --seed S --processes 2``, side by side
+    on the same openings: seed 1500 15/23/2 (66%) without, 21/17/2 (74%) with; seed 1520 19/18/3 (70%) and
+    21/16/3 (72%): 10 openings better, 2 worse. On the fresh openings of seed 96000 (``--seconds S --games 40
+    --seed 96000 --processes 2``, quiet but for a helper's work at nice 10): 1 s 16/21/3 (66%, 57-76), 4 s
+    20/17/3 (71%, 61-81; 14 openings better than at 1 s, 10 worse); against greedy (1 s, seed 97000) 19/1/0.
     """
 
     def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,
