@@ -52,6 +52,8 @@ from thoughtwave.vision.recognizer import Recognizer  # noqa: E402
 #: How much wider than the frame the undistorted picture is rendered, so lens distortion has pixels to pull in.
 MARGIN = 1.2
 PPM = 6   # texture px per mm of the printed board and tiles
+#: A frame whose brightest pixel is under this shows nothing (the scene rendered black): it has no visible cell.
+BLANK_LEVEL = 16
 
 
 def _bitmap(image_bgr: np.ndarray, folder: Path, name: str) -> dict:
@@ -252,6 +254,8 @@ def render_set(out: Path, count: int, seed: int, spp: int, resolution: tuple[int
         frame, record = frame_of(scene, draw_extras(frame_seed, spp))
         record.update({"index": i, "scene_seed": frame_seed, "level": level,
                        "seconds": round(time.perf_counter() - started, 1)})
+        if int(frame.max()) < BLANK_LEVEL:
+            print(f"\nframe {i} rendered black: nothing in view; score skips it", file=sys.stderr)
         cv2.imwrite(str(out / f"frame-{i:05d}.png"), frame)
         (out / f"frame-{i:05d}.json").write_text(json.dumps(record) + "\n")
         print(f"\r{i + 1}/{count} frames ({record['seconds']} s)", end="", file=sys.stderr, flush=True)
@@ -262,11 +266,15 @@ def score(folder: Path) -> list[str]:
     """Right / unreadable / confidently wrong over the visible cells, overall and per disturbance."""
     groups: dict[str, list[int]] = {}
     found, frames, ms = 0, 0, []
-    wrong_examples, lost = [], []
+    wrong_examples, lost, blank = [], [], []
     causes: dict[str, int] = {}
     for path in sorted(folder.glob("frame-*.json")):
         record = json.loads(path.read_text())
         frame = cv2.imread(str(path.with_suffix(".png")))
+        if int(frame.max()) < BLANK_LEVEL:
+            # Nothing in view (seed 41, frame 54 renders black): no cell of it is visible, so none is scored.
+            blank.append(path.stem)
+            continue
         reading = Recognizer().read(frame)
         ms.append(reading.ms)
         frames += 1
@@ -308,7 +316,8 @@ def score(folder: Path) -> list[str]:
     named = sorted(causes.items(), key=lambda kv: (kv[0] == "none", -kv[1]))
     lines += ["", f"Unreadable visible cells on found boards, by cause: {sum(causes.values())} "
               f"({', '.join(f'{k} {v}' for k, v in named)})",
-              f"Boards lost ({len(lost)}): {', '.join(lost) if lost else 'none'}"]
+              f"Boards lost ({len(lost)}): {', '.join(lost) if lost else 'none'}",
+              f"Black frames, nothing in view, not scored ({len(blank)}): {', '.join(blank) if blank else 'none'}"]
     return lines + [""] + [f"- {e}" for e in wrong_examples[:20]]
 
 
