@@ -376,8 +376,8 @@ def test_when_every_placement_near_the_connections_loses_it_waits():
     assert red_distance(referee) == 2        # Red is not left one placement away
 
 
-# A game drawn at seed 94000: Red 8 placements from joining with 9 pieces, Black 9 away with 10, Red to move. Red's
-# ne@J9 cut Black off; Black, unable to connect, then blocked Red for free and Red's pieces ran out (a draw).
+# A game drawn at seed 94000: Red 8 placements from joining, Black 9, each with 10 pieces that carry a wave, Red to
+# move. Red's ne@J9 cut Black off; Black, unable to connect, then blocked Red for free and Red's pieces ran out.
 CUT_OFF_GAME = ("esw@E2 sw@D4 ew@C2 e@B2 new@A3 ns@F1 ew@C3 nw@F2 n@E4 nsw@E3 ew@B10 ns@G10 ew@G5 ns@I5 ew@I7 ns@B7 "
                 "esw@B6 es@A5 nw@B4 sw@G7 ne@G8 ns@H9 ne@I10 ne@A6 new@J7 sw@I8 new@A8 esw@J10")
 
