@@ -272,7 +272,7 @@ def score(folder: Path) -> list[str]:
         record = json.loads(path.read_text())
         frame = cv2.imread(str(path.with_suffix(".png")))
         if int(frame.max()) < BLANK_LEVEL:
-            # Nothing in view (seed 41, frame 54 renders black): no cell of it is visible, so none is scored.
+            # Nothing in view (seed 41, frame 54: the camera inside the lamp's sphere): no cell is visible, none scored.
             blank.append(path.stem)
             continue
         reading = Recognizer().read(frame)
