@@ -183,3 +183,30 @@ def test_the_winner_dialog_takes_focus_and_escape_closes_it_without_a_new_game(s
     assert all("L50 0" not in d and "L50 100" not in d for _, d in lit)
     assert page.locator("#board rect.side-red.win").count() == 2
     assert page.locator("#board rect.side-black.win").count() == 0
+
+
+@pytest.mark.parametrize("size", [(800, 480), (1024, 600)])
+def test_on_a_short_screen_the_calibration_buttons_and_verdict_are_in_view(servers, chromium, size):
+    # The Pi's own screen is where the board is calibrated: the picture sits beside the steps, so Check, Save and
+    # what the check said are above the fold (stacked, Check fell at 500 px of 480); the details follow below.
+    from playwright.sync_api import expect
+    url, _ = servers("midgame")
+    width, height = size
+    context = chromium.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    try:
+        page.goto(url + "/login")
+        page.fill('input[name="pin"]', PIN)
+        page.click("button[type=submit]")
+        page.wait_for_url("**/control")
+        _open(page, url, "/calibrate")
+        page.click("#check")
+        expect(page.locator("#result")).not_to_be_empty()
+        for selector in ("#check", "#save", "#reset", "#result"):
+            assert _inside(page.locator(selector).bounding_box(), width, height), selector
+        # a camera picture, once it streams, keeps within the screen too
+        top, most = page.evaluate("""() => { const img = document.getElementById('preview');
+            return [img.getBoundingClientRect().top, parseFloat(getComputedStyle(img).maxHeight)]; }""")
+        assert top + most <= height
+    finally:
+        context.close()
