@@ -147,7 +147,7 @@ class Computer:
     on the same openings: seed 1500 15/23/2 (66%) without, 21/17/2 (74%) with; seed 1520 19/18/3 (70%) and
     21/16/3 (72%): 10 openings better, 2 worse. Its weight hardly matters: on seed 1500, ``dead`` 0.5 22/16/2
     (75%), 1.0 21/17/2 (74%), 2.0 21/16/3 (72%). On the fresh openings of seed 96000 (``--seconds S --games 40
-    --seed 96000 --processes 2``, quiet but for a helper's work at nice 10): 1 s 16/21/3 (66%, 57-76), 4 s
+    --seed 96000 --processes 2``, quiet machine): 1 s 16/21/3 (66%, 57-76), 4 s
     20/17/3 (71%, 61-81; 14 openings better than at 1 s, 10 worse); against greedy (1 s, seed 97000) 19/1/0.
     """
 
