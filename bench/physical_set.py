@@ -56,6 +56,11 @@ PPM = 6   # texture px per mm of the printed board and tiles
 BLANK_LEVEL = 16
 
 
+def _blank(frame: np.ndarray) -> bool:
+    """Whether a rendered frame shows nothing (seed 41, frame 54: the camera inside the lamp's sphere)."""
+    return int(frame.max()) < BLANK_LEVEL
+
+
 def _bitmap(image_bgr: np.ndarray, folder: Path, name: str) -> dict:
     path = folder / f"{name}.png"
     cv2.imwrite(str(path), image_bgr)
@@ -254,7 +259,7 @@ def render_set(out: Path, count: int, seed: int, spp: int, resolution: tuple[int
         frame, record = frame_of(scene, draw_extras(frame_seed, spp))
         record.update({"index": i, "scene_seed": frame_seed, "level": level,
                        "seconds": round(time.perf_counter() - started, 1)})
-        if int(frame.max()) < BLANK_LEVEL:
+        if _blank(frame):
             print(f"\nframe {i} rendered black: nothing in view; score skips it", file=sys.stderr)
         cv2.imwrite(str(out / f"frame-{i:05d}.png"), frame)
         (out / f"frame-{i:05d}.json").write_text(json.dumps(record) + "\n")
@@ -271,8 +276,7 @@ def score(folder: Path) -> list[str]:
     for path in sorted(folder.glob("frame-*.json")):
         record = json.loads(path.read_text())
         frame = cv2.imread(str(path.with_suffix(".png")))
-        if int(frame.max()) < BLANK_LEVEL:
-            # Nothing in view (seed 41, frame 54: the camera inside the lamp's sphere): no cell is visible, none scored.
+        if _blank(frame):     # no cell of it is visible, so none is scored
             blank.append(path.stem)
             continue
         reading = Recognizer().read(frame)

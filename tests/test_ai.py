@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 from thoughtwave.cli import main
 from thoughtwave.engine import CELLS, KINDS, Colour, Move, Outcome, Penalty, Piece, Referee, Rules
 from thoughtwave.engine.ai import Computer, chooser, greedy_move, random_move, win_estimate
-from thoughtwave.engine.analysis import distance, placeable_count, threats
+from thoughtwave.engine.analysis import distance, threats
 from thoughtwave.engine.board import piece_bits
+from thoughtwave.engine.evaluate import player_distance
 
 BLACK_QUIET = [f"ns@{c}1" for c in "ACEGI"] + [f"ne@{c}10" for c in "ACEGI"]
 
@@ -137,8 +138,15 @@ def test_it_cuts_a_gap_its_opponent_can_no_longer_fill():
 
 
 def red_distance(referee: Referee) -> int | None:
-    counts = referee.inventory[Colour.RED]
-    return distance(referee.board, referee.rules.sides(Colour.RED), piece_bits(counts), placeable_count(counts))
+    return player_distance(referee, Colour.RED)
+
+
+def _played(game: str) -> Referee:
+    """A referee after ``game``'s placements, each by the side to move."""
+    referee = Referee()
+    for text in game.split(" "):
+        referee.play(f"{referee.to_move.value} {text}")
+    return referee
 
 
 # A game the computer lost to greedy (bench/ai.py --records): Red's wave along rows 2-3 and Black's down
@@ -366,9 +374,7 @@ def test_when_every_placement_near_the_connections_loses_it_waits():
     # the computer played one. A placement away from both, with its least useful piece, does not lose.
     game = ("w@I3 nw@I2 es@A2 ns@B1 ew@B7 ns@D7 ew@E6 s@C6 ne@C8 ns@D9 nw@D4 sw@D5 ew@F6 ne@C5 ew@I6 ns@D10 new@G6 "
             "es@C4 new@A7 ns@D2 new@J6 nsw@D3 nesw@H6 nw@E1 nsw@C7 esw@D1 ne@G10 es@E8 sw@H1 ne@C1 sw@B8")
-    referee = Referee()
-    for text in game.split(" "):
-        referee.play(f"{referee.to_move.value} {text}")
+    referee = _played(game)
     assert referee.to_move is Colour.BLACK and red_distance(referee) == 2
     choice = Computer(seconds=None, max_nodes=400, seed=3).search(referee)
     assert choice is not None and choice.value > -100
@@ -382,25 +388,13 @@ CUT_OFF_GAME = ("esw@E2 sw@D4 ew@C2 e@B2 new@A3 ns@F1 ew@C3 nw@F2 n@E4 nsw@E3 ew
                 "esw@B6 es@A5 nw@B4 sw@G7 ne@G8 ns@H9 ne@I10 ne@A6 new@J7 sw@I8 new@A8 esw@J10")
 
 
-def _played(game: str) -> Referee:
-    referee = Referee()
-    for text in game.split(" "):
-        referee.play(f"{referee.to_move.value} {text}")
-    return referee
-
-
-def black_distance(referee: Referee) -> int | None:
-    counts = referee.inventory[Colour.BLACK]
-    return distance(referee.board, referee.rules.sides(Colour.BLACK), piece_bits(counts), placeable_count(counts))
-
-
 def test_it_does_not_cut_the_opponent_off_when_its_own_pieces_cannot_outlast_the_free_blocks():
     referee = _played(CUT_OFF_GAME)
-    assert referee.to_move is Colour.RED and red_distance(referee) == 8 and black_distance(referee) == 9
+    assert referee.to_move is Colour.RED and red_distance(referee) == 8 and player_distance(referee, Colour.BLACK) == 9
     choice = Computer(seconds=None, max_nodes=1000, seed=1).search(referee)
     assert choice is not None
     assert referee.attempt(choice.move).outcome is Outcome.LEGAL
-    assert black_distance(referee) is not None
+    assert player_distance(referee, Colour.BLACK) is not None
 
 
 def test_the_side_cut_off_still_values_keeping_the_other_from_joining():
@@ -409,7 +403,7 @@ def test_the_side_cut_off_still_values_keeping_the_other_from_joining():
     # blocking (measured: 9 losses in 40 games instead of 2).
     from thoughtwave.engine.evaluate import Evaluator, Weights
     referee = _played(CUT_OFF_GAME + " ne@J9")
-    assert black_distance(referee) is None and red_distance(referee) == 8
+    assert player_distance(referee, Colour.BLACK) is None and red_distance(referee) == 8
     evaluator = Evaluator(Colour.BLACK, Weights())
     before = evaluator.value(referee)
     referee.play("black ne@A1")          # a placement that leaves Red 8 away ...
