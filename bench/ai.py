@@ -13,11 +13,14 @@ colours swapped. ``--anchors`` also plays the benchmark players among themselves
 hang together. Prints one row per pairing (wins / draws / losses, points with a 95 % interval, the
 Elo difference) and a table of ratings (greedy = 0). Games run in two processes at most.
 ``--records DIR`` keeps every game the computer did not win (``thoughtwave referee --moves`` replays it).
+``--results FILE`` writes one JSON line a game (players, opening seed, colour, result, ``--set``, ``--nodes``,
+``--seconds``), for ``bench/paired.py`` to compare two runs on the same openings game by game.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import os
 import platform
@@ -92,7 +95,7 @@ def play_one(job: tuple[str, str, int, int, str, int, dict]) -> dict:
     record = "" if result == "win" else GameRecord.from_referee(
         referee, red=names[Colour.RED], black=names[Colour.BLACK]).to_text()
     return {"first": first, "second": second, "result": result, "times": times, "illegal": illegal,
-            "colour": colour_name, "game": game, "record": record}
+            "colour": colour_name, "game": game, "opening": opening_seed, "record": record}
 
 
 def _jobs(pairs: list[tuple[str, str]], games: int, seed: int, opening: int, knobs: dict) -> list[tuple]:
@@ -120,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", default="", help="the computer's knobs for tuning, e.g. beam=8,lead=none")
     parser.add_argument("--records", type=Path, default=None,
                         help="write each game the computer did not win to this folder")
+    parser.add_argument("--results", type=Path, default=None,
+                        help="write one JSON line a game to this file (for bench/paired.py)")
     args = parser.parse_args(argv)
     knobs: dict = {} if args.workers is None else {"workers": args.workers}
     if args.nodes is not None:
@@ -182,6 +187,12 @@ def main(argv: list[str] | None = None) -> int:
             name = f"{r['first']}-{r['second']}-{r['game']}-{r['colour']}-{r['result']}.txt".replace("@", "at")
             (args.records / name).write_text(r["record"])
         print(f"\n{len(lost)} games not won written to {args.records}/")
+    if args.results is not None:
+        with args.results.open("w", encoding="utf-8") as out:
+            for r in sorted(results, key=lambda r: (r["first"], r["second"], r["game"])):
+                out.write(json.dumps({k: r[k] for k in ("first", "second", "game", "opening", "colour", "result")}
+                                     | {"set": args.set, "nodes": args.nodes, "seconds": args.seconds}) + "\n")
+        print(f"{len(results)} games written to {args.results}")
     return 0
 
 

@@ -9,6 +9,8 @@ half a drawn game per pairing is added as a prior so that a clean sweep still gi
 0.875
 >>> round(elo(0.75))
 191
+>>> sign_test(0, 5)
+0.0625
 """
 
 from __future__ import annotations
@@ -59,6 +61,17 @@ def elo(score: float) -> float:
     """The Elo difference that predicts ``score`` (mean points a game)."""
     p = min(max(score, 1 - _CLIP), _CLIP)
     return -400.0 * math.log10(1.0 / p - 1.0)
+
+
+def sign_test(better: int, worse: int) -> float:
+    """Two-sided exact sign test: the chance of a split at least this uneven between ``better`` and
+    ``worse`` if either were equally likely (ties left out before calling)."""
+    n = better + worse
+    if n == 0:
+        return 1.0
+    k = min(better, worse)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
 
 
 def ratings(results: dict[tuple[str, str], Points], anchor: str) -> dict[str, float]:

@@ -1,0 +1,63 @@
+"""bench/ai.py --results and bench/paired.py: two runs compared game by game, with a sign test."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=300)
+
+
+def _write(path: Path, results: list[str]) -> Path:
+    path.write_text("".join(json.dumps({"first": "L3@1", "second": "twoply", "game": g, "opening": 7 + g // 2,
+                                        "colour": "red" if g % 2 == 0 else "black", "result": r}) + "\n"
+                            for g, r in enumerate(results)))
+    return path
+
+
+def test_paired_counts_the_games_a_change_won_or_lost_and_tests_the_split(tmp_path):
+    before = _write(tmp_path / "a.jsonl", ["draw", "draw", "win", "loss"])
+    after = _write(tmp_path / "b.jsonl", ["win", "win", "win", "loss"])
+    done = _run(str(BENCH / "paired.py"), str(before), str(after))
+    assert done.returncode == 0, done.stderr
+    assert "better in 2 games, worse in 0, the same in 2; sign test p = 0.50 (no more than noise)" in done.stdout
+    assert "| 4 | 1 | 2 | 1 | 50 " in done.stdout and "| 4 | 3 | 0 | 1 | 75 " in done.stdout
+
+
+def test_sign_test():
+    sys.path.insert(0, str(BENCH))
+    from ladder import sign_test
+    assert sign_test(0, 0) == 1.0
+    assert sign_test(3, 3) == 1.0
+    assert sign_test(0, 5) == 0.0625
+    assert sign_test(10, 0) < 0.01 and sign_test(10, 0) == sign_test(0, 10)
+
+
+def test_paired_says_in_one_line_what_is_wrong_with_a_file(tmp_path):
+    good = _write(tmp_path / "a.jsonl", ["draw", "win"])
+    bad = tmp_path / "b.jsonl"
+    bad.write_text('{"first": "L3@1"}\n')
+    done = _run(str(BENCH / "paired.py"), str(good), str(bad))
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert done.stderr.strip().count("\n") == 0 and "b.jsonl:1: not a bench/ai.py --results line" in done.stderr
+    missing = _run(str(BENCH / "paired.py"), str(good), str(tmp_path / "nothing.jsonl"))
+    assert missing.returncode != 0 and "no such file" in missing.stderr
+
+
+def test_ai_writes_results_that_paired_matches_game_by_game(tmp_path):
+    common = ["--nodes", "20", "--games", "2", "--opponents", "random", "--opening", "2", "--processes", "1",
+              "--seed", "5"]
+    first = _run(str(BENCH / "ai.py"), *common, "--results", str(tmp_path / "a.jsonl"))
+    assert first.returncode == 0, first.stderr
+    second = _run(str(BENCH / "ai.py"), *common, "--set", "width=0.0", "--results", str(tmp_path / "b.jsonl"))
+    assert second.returncode == 0, second.stderr
+    lines = [json.loads(x) for x in (tmp_path / "b.jsonl").read_text().splitlines()]
+    assert [(x["opening"], x["colour"]) for x in lines] == [(5, "red"), (5, "black")]
+    assert {x["set"] for x in lines} == {"width=0.0"} and {x["nodes"] for x in lines} == {20}
+    done = _run(str(BENCH / "paired.py"), str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"))
+    assert done.returncode == 0, done.stderr
+    assert "| 2 |" in done.stdout and "sign test p =" in done.stdout
