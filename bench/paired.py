@@ -5,8 +5,9 @@
         --set width=0.15 --results /tmp/b.jsonl
     .venv/bin/python bench/paired.py /tmp/a.jsonl /tmp/b.jsonl
 
-Games are matched by player, opponent, opening seed and colour: the same opening with the same side,
-the computer changed between the runs. Prints each run's points, how many games the second run scored
+Each run measures one player (one ``--levels`` and one ``--seconds``: the computer changed between the runs,
+by its knobs, its clock or its code). Games are matched by opponent, opening seed and colour: the same
+opening with the same side. Prints each run's points, how many games the second run scored
 better, worse and the same, and the exact two-sided sign test on the games that differ (the chance of a
 split at least that uneven if the change made no difference). A fixed-budget run (``--nodes``) is
 deterministic, but a small change to the evaluation changes most games' courses, so two 40-game runs
@@ -31,17 +32,22 @@ SCORE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 def load(path: Path) -> dict[tuple, dict]:
     """The games of one ``--results`` file, keyed by what must match between runs."""
     games: dict[tuple, dict] = {}
+    players: set[str] = set()
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
         try:
             game = json.loads(line)
-            key = (game["first"], game["second"], game["opening"], game["colour"])
+            key = (game["second"], game["opening"], game["colour"])
+            players.add(game["first"])
             if game["result"] not in SCORE:
                 raise ValueError(f"result {game['result']!r}")
         except (ValueError, KeyError, TypeError) as exc:
             raise SystemExit(f"{path}:{number}: not a bench/ai.py --results line ({exc})") from None
         games[key] = game
+    if len(players) > 1:
+        raise SystemExit(f"{path}: measures {len(players)} players ({', '.join(sorted(players))}); "
+                         "compare runs of one player each")
     return games
 
 

@@ -28,6 +28,18 @@ def test_paired_counts_the_games_a_change_won_or_lost_and_tests_the_split(tmp_pa
     assert "| 4 | 1 | 2 | 1 | 50 " in done.stdout and "| 4 | 3 | 0 | 1 | 75 " in done.stdout
 
 
+def test_paired_compares_one_player_across_two_runs_not_two_players_in_one(tmp_path):
+    one = _write(tmp_path / "a.jsonl", ["draw", "draw"])
+    other = tmp_path / "b.jsonl"
+    other.write_text(one.read_text().replace("L3@1", "L3@4"))     # the same computer at another clock
+    done = _run(str(BENCH / "paired.py"), str(one), str(other))
+    assert done.returncode == 0 and "the same in 2" in done.stdout
+    mixed = tmp_path / "c.jsonl"
+    mixed.write_text(one.read_text() + other.read_text())
+    done = _run(str(BENCH / "paired.py"), str(one), str(mixed))
+    assert done.returncode != 0 and "measures 2 players (L3@1, L3@4)" in done.stderr
+
+
 def test_sign_test():
     sys.path.insert(0, str(BENCH))
     from ladder import sign_test
