@@ -126,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", type=Path, default=None,
                         help="write one JSON line a game to this file (for bench/paired.py)")
     args = parser.parse_args(argv)
+    if args.results is not None and not args.results.parent.is_dir():
+        parser.error(f"--results {args.results}: no folder {args.results.parent}")   # before the games, not after
     knobs: dict = {} if args.workers is None else {"workers": args.workers}
     if args.nodes is not None:
         knobs.update(max_nodes=args.nodes, clock=False)

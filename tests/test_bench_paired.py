@@ -60,6 +60,11 @@ def test_paired_says_in_one_line_what_is_wrong_with_a_file(tmp_path):
     assert missing.returncode != 0 and "no such file" in missing.stderr
 
 
+def test_ai_refuses_a_results_file_it_could_not_write_before_playing(tmp_path):
+    done = _run(str(BENCH / "ai.py"), "--games", "2", "--results", str(tmp_path / "none" / "a.jsonl"))
+    assert done.returncode == 2 and "no folder" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_ai_writes_results_that_paired_matches_game_by_game(tmp_path):
     common = ["--nodes", "20", "--games", "2", "--opponents", "random", "--opening", "2", "--processes", "1",
               "--seed", "5"]
