@@ -149,6 +149,15 @@ class Computer:
     (75%), 1.0 21/17/2 (74%), 2.0 21/16/3 (72%). On the fresh openings of seed 96000 (``--seconds S --games 40
     --seed 96000 --processes 2``, quiet machine): 1 s 16/21/3 (66%, 57-76), 4 s
     20/17/3 (71%, 61-81; 14 openings better than at 1 s, 10 worse); against greedy (1 s, seed 97000) 19/1/0.
+
+    Trials of 2026-11-25 (seventh session), ``--nodes 1000 --games 40 --seed 1500 --processes 1``, against the
+    defaults' 21/17/2 (74%): ``width`` 0.0 4/31/5 (49%), 0.07 21/15/4 (71%), 0.12 14/19/7 (59%), 0.15 27/10/3
+    (80%; on seed 1520 16/20/4, 65%, against the defaults' 21/16/3, 72%), 0.2 12/21/7 (56%), 0.3 4/23/13 (39%);
+    ``keep`` 0.3 19/19/2 (71%); a penalty of 0.5 a piece under 3 pieces to spare beyond the distance 20/19/1 (74%);
+    chokepoints (cells every shortest connection crosses) weighted 0.1, with width 0.15, 9/17/14 (44%). None kept:
+    near the defaults the curve is noise (``bench/paired.py`` compares two runs game by game). Fresh openings of
+    seed 98000 (``--seconds S --games 40 --seed 98000 --processes 2``, quiet machine): 1 s 18/18/4 (68%, 57-78),
+    4 s 21/15/4 (71%, 61-82; 12 games better than at 1 s, 10 worse, sign test p = 0.83).
     """
 
     def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,
