@@ -33,7 +33,11 @@ def load(path: Path) -> dict[tuple, dict]:
     """The games of one ``--results`` file, keyed by what must match between runs."""
     games: dict[tuple, dict] = {}
     players: set[str] = set()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SystemExit(f"{path}: cannot read it ({exc})") from None
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:

@@ -56,6 +56,10 @@ def test_paired_says_in_one_line_what_is_wrong_with_a_file(tmp_path):
     done = _run(str(BENCH / "paired.py"), str(good), str(bad))
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert done.stderr.strip().count("\n") == 0 and "b.jsonl:1: not a bench/ai.py --results line" in done.stderr
+    binary = tmp_path / "c.jsonl"
+    binary.write_bytes(b"\xff\xfe{}\n")
+    done = _run(str(BENCH / "paired.py"), str(good), str(binary))
+    assert done.returncode != 0 and "Traceback" not in done.stderr and "c.jsonl: cannot read it" in done.stderr
     missing = _run(str(BENCH / "paired.py"), str(good), str(tmp_path / "nothing.jsonl"))
     assert missing.returncode != 0 and "no such file" in missing.stderr
 
