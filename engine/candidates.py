@@ -21,7 +21,7 @@ import random
 from thoughtwave.engine.analysis import Paths, distance_after, empty_reach, placeable_count
 from thoughtwave.engine.board import FITS, NEIGHBOUR, piece_bits
 from thoughtwave.engine.cells import CELLS, SIZE
-from thoughtwave.engine.evaluate import KIND_VALUE, NO_PATH, Stats, player_paths, spare_cells
+from thoughtwave.engine.evaluate import NO_PATH, Stats, player_paths, spare_cells
 from thoughtwave.engine.moves import Move
 from thoughtwave.engine.pieces import DIRECTIONS, OPPOSITE, Colour, Kind, Piece
 from thoughtwave.engine.referee import Referee
@@ -105,17 +105,22 @@ class Candidates:
             scored = [(noise(), m) for m in board.legal_placements(available)]
         scored.sort(key=lambda x: -x[0])
         self.moves = [m for _, m in scored[:keep]] + [m for _, m in scored[keep:] if m.cell.index in forced]
-        if max(d_mine, d_theirs) <= WAIT_WITHIN:
-            wait = self._waiting(available, d_mine, d_theirs)
-            if wait is not None and wait not in self.moves:
-                self.moves.append(wait)
+        if d_theirs <= WAIT_WITHIN and (d_mine <= WAIT_WITHIN or mine.distance is None):
+            listed = set(self.moves)
+            self.moves += [m for m in self._waiting(available, d_mine, d_theirs) if m not in listed]
         self._blocks_wanted = blocks if theirs.distance is not None else 0
 
-    def _waiting(self, available: int, d_mine: int, d_theirs: int) -> Move | None:
-        """A placement away from both sides' short connections (the cell and its neighbours on none), with the
-        piece worth least in hand: a waiting move. Near the end, when both sides are two placements away, the
-        side that steps first can leave the other one placement away with the move, and every placement near
-        the connections may lose; measured in two lost games (seed 94000), where it played such a step."""
+    def _waiting(self, available: int, d_mine: int, d_theirs: int) -> list[Move]:
+        """Placements away from both sides' short connections, one for each kind of piece in hand: waiting
+        moves. Near the end, when both sides are two placements away, the side that steps first can leave the
+        other one placement away with the move, and every placement near the connections may lose; measured in
+        two lost games (seed 94000), where it played such a step. A cell whose neighbours are on neither
+        connection either is taken first; a crowded board late in the game may have none, and then a cell off
+        both will do, with a piece that opens the opponent no connection as short as theirs (a piece laid carries
+        both waves). One a kind, as a piece's blank edges can cut the mover's own connection where another
+        piece's would not: with a single waiting move (or none), a side that could wait was assumed to have to
+        help the other, and the search saw wins that were not there (a drawn game of seed 98000, a lost one of
+        seed 1520)."""
         board, mine, theirs = self._ref.board, self.mine, self.theirs
         arms = board.arms
 
@@ -127,18 +132,19 @@ class Candidates:
                 found = seen[i] = mine.through(i) <= d_mine + 1 or theirs.through(i) <= d_theirs + 1
             return found
 
-        cheapest = min((KIND_VALUE[k] for k, n in self._ref.inventory[self._ref.to_move].items() if n), default=0.0)
-        best: tuple[float, Move] | None = None
-        for i in range(CELL_COUNT):
-            if arms[i] or near(i) or any(not arms[j] and near(j) for j in _NEAR[i]):
-                continue
-            for move in board.placements_at((i,), available):
-                value = KIND_VALUE[move.piece.kind]
-                if best is None or value < best[0]:
-                    best = (value, move)
-            if best is not None and best[0] <= cheapest:
-                break
-        return best[1] if best else None
+        kinds = {k for k, n in self._ref.inventory[self._ref.to_move].items() if n}
+        found: dict[Kind, Move] = {}
+        quiet = [i for i in range(CELL_COUNT) if not arms[i] and not near(i)]
+        apart = [i for i in quiet if not any(not arms[j] and near(j) for j in _NEAR[i])]
+        for cells in (apart, quiet):
+            for i in cells:
+                for move in board.placements_at((i,), available):
+                    kind = move.piece.kind
+                    if kind not in found and theirs.through(i, move.piece.arms) > d_theirs:
+                        found[kind] = move
+                if len(found) == len(kinds):
+                    return list(found.values())
+        return list(found.values())
 
     def blocks(self) -> list[Move]:
         """The mover's best placements *beside* the opponent's shortest connections, not already

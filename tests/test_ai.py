@@ -3,6 +3,7 @@
 import json
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,7 +12,9 @@ from thoughtwave.engine import CELLS, KINDS, Colour, Move, Outcome, Penalty, Pie
 from thoughtwave.engine.ai import Computer, chooser, greedy_move, random_move, win_estimate
 from thoughtwave.engine.analysis import distance, threats
 from thoughtwave.engine.board import piece_bits
-from thoughtwave.engine.evaluate import player_distance
+from thoughtwave.engine.candidates import Candidates
+from thoughtwave.engine.evaluate import decided, player_distance
+from thoughtwave.engine.pieces import Kind
 
 BLACK_QUIET = [f"ns@{c}1" for c in "ACEGI"] + [f"ne@{c}10" for c in "ACEGI"]
 
@@ -260,7 +263,6 @@ def test_play_against_the_computer_lets_it_move_first_as_red(monkeypatch, capsys
 
 def test_a_side_the_move_cannot_touch_keeps_its_figures_exactly():
     # Candidates.unchanged lets the evaluation skip a side's distance maps: it must never change a value
-    from thoughtwave.engine.candidates import Candidates
     from thoughtwave.engine.evaluate import Evaluator, Weights
 
     rng = random.Random(7)
@@ -352,7 +354,6 @@ def test_a_wide_root_ranks_every_legal_placement_and_plays_the_best_one():
 def test_a_block_that_lengthens_the_opponents_connection_most_is_a_candidate():
     # Black to move: ne@E7 turns Red's E7-F7-G7 wave north, two placements longer for Red (8 to 10). A
     # block on the connection was worth a flat bonus, below every step, so it fell out of the 24 kept
-    from thoughtwave.engine.candidates import Candidates
 
     referee = Referee()
     for move in ("red nes@F1", "black es@I1", "red nsw@B4", "black ns@F3", "red ew@F7", "black nsw@B7",
@@ -381,6 +382,42 @@ def test_when_every_placement_near_the_connections_loses_it_waits():
     assert referee.attempt(choice.move).outcome is Outcome.LEGAL
     assert red_distance(referee) == 2        # Red is not left one placement away
 
+
+
+# Two games of 2026-11-25 the computer (Red) did not win although its search, here, claimed a forced win: it had
+# assumed the opponent's every placement must help it, as the opponent's candidates held no placement that waits.
+WAIT_DRAWN = ("new@I8 s@E2 esw@J5 nes@F5 ew@F8 nsw@G8 es@G7 ns@D8 ew@H5 ns@D6 s@D5 ns@C4 sw@H7 ns@C6 ne@H8 ns@D9 "
+              "nw@B5 nw@E7 ne@G2 nsw@I6 ne@I4 nw@H3 es@G4 nes@D10 new@C7 sw@A7 ne@A8 sw@B8 ew@A6 ne@D3 sw@B6 nsw@D1 "
+              "new@E10 sw@F3 ns@E9 nw@F6 ew@J8 nesw@E3 nesw@D7 sw@G10")            # seed 98000, game 10: drawn
+WAIT_LOST = ("nw@G6 sw@D1 new@C9 ns@D5 ne@D2 sw@E2 ew@E9 es@G9 ew@D9 ns@A9 w@A7 nw@D8 ne@F10 ne@C1 nw@B10 ns@D6 "
+             "new@A10 nes@D4 nw@G10 sw@H9 es@B9 ns@H10 ne@E3 sw@F9 esw@F4 sw@G3 new@H4 new@F3 ew@J4 es@F1 ew@I4 "
+             "ne@B6 es@A8 n@H2 ne@A1 ew@B8 ne@C7 esw@H1 ew@E4 new@H8 nesw@D7 new@J10")   # seed 1520, game 12: lost
+
+
+@pytest.mark.parametrize("game", [WAIT_DRAWN, WAIT_LOST])
+def test_it_sees_no_forced_win_where_the_opponent_can_wait(game):
+    # In the drawn game Red cut Black off (nsw@E4) "winning in 3"; Black, unable to connect, waited (nw@H1) and Red's
+    # pieces ran out. In the lost one Red's nes@G5 "won in 3"; Black waited with a cross far away (nesw@J7), and Red,
+    # one piece short, lost. A draw was there: the search now finds it.
+    referee = _played(game)
+    assert referee.to_move is Colour.RED and red_distance(referee) == 2
+    choice = Computer(seconds=None, max_nodes=1000, seed=1).search(referee)
+    assert choice is not None and not decided(choice.value) and choice.value > -100
+
+
+def test_a_side_that_cannot_connect_may_wait_with_each_kind_of_piece_it_holds():
+    referee = _played(WAIT_DRAWN + " nsw@E4")
+    assert referee.to_move is Colour.BLACK and player_distance(referee, Colour.BLACK) is None
+    before = red_distance(referee)
+    candidates = Candidates(referee, random.Random(1), keep=24, blocks=12)
+    kinds = {k for k, n in referee.inventory[Colour.BLACK].items() if n and k is not Kind.TERMINATOR}
+    waits = []
+    for move in candidates.moves:
+        referee.board.push(move)
+        if red_distance(referee) == before:
+            waits.append(move.piece.kind)
+        referee.board.pop()
+    assert kinds <= set(waits)
 
 # A game drawn at seed 94000: Red 8 placements from joining, Black 9, each with 10 pieces that carry a wave, Red to
 # move. Red's ne@J9 cut Black off; Black, unable to connect, then blocked Red for free and Red's pieces ran out.
