@@ -215,6 +215,9 @@ class Paths:
     from_first: list[int]
     to_second: list[int]
     distance: int | None
+    #: the fewest placements whatever the pieces in hand (UNREACHED: no way at all); ``distance`` is None when the
+    #: player has fewer pieces than this, yet the other side's placements (they carry both waves) may shorten it
+    shortest: int = UNREACHED
 
     def through(self, cell_index: int, arms: int | None = None) -> int:
         """Fewest placements of a connection through the empty cell, counting the cell itself
@@ -315,7 +318,8 @@ def paths_after(maps: Paths, board: Board, cell_index: int, sides: int, availabl
     best = min(from_first[p] for p in targets)
     to_second = port_distances(table, targets, limit=best + PATHS_SLACK,
                                settled=(maps.to_second, below_second) if below_second > 1 else None)
-    return Paths(table, from_first, to_second, None if best >= UNREACHED or best > pieces_left else best)
+    return Paths(table, from_first, to_second, None if best >= UNREACHED or best > pieces_left else best,
+                 min(best, UNREACHED))
 
 
 def paths(board: Board, sides: int, available: int, pieces_left: int = 99) -> Paths:
@@ -326,7 +330,8 @@ def paths(board: Board, sides: int, available: int, pieces_left: int = 99) -> Pa
     from_first = port_distances(table, RIM_PORTS[first], RIM_PORTS[second], slack=PATHS_SLACK)
     best = min(from_first[p] for p in RIM_PORTS[second])
     to_second = port_distances(table, RIM_PORTS[second], limit=best + PATHS_SLACK)
-    return Paths(table, from_first, to_second, None if best >= UNREACHED or best > pieces_left else best)
+    return Paths(table, from_first, to_second, None if best >= UNREACHED or best > pieces_left else best,
+                 min(best, UNREACHED))
 
 
 def threats(board: Board, sides: int, available: int) -> list[Move]:

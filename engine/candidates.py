@@ -8,17 +8,19 @@ below any step, the opponent's best reply was missing from its 24 candidates in 
 of lost and drawn games, 6% now), or fails to help it; then the
 placements *beside* the opponent's shortest connections that lengthen it most (a blank edge facing
 a gap decides which pieces still fit there, and a player out of straights cannot fill a gap that
-only a straight fits). Near the end of the race (both sides within ``WAIT_WITHIN``) one waiting move joins
-them: a placement away from both connections with the piece worth least in hand, as the placements near the
-connections may all lose (found in two games lost at seed 94000). A placement that connects the mover's sides
-is the only candidate.
+only a straight fits). Near the end (the opponent within ``WAIT_WITHIN`` placements of joining, counted
+whatever it holds: a side short of pieces can still be helped across) waiting moves join them: placements away
+from both connections, one for each kind of piece in hand, as the placements near the connections may all lose
+(found in two games lost at seed 94000), and a search that lets a side only step or block believes in wins that
+waiting stops (found in games of seeds 98000 and 1520). A placement that connects the mover's sides is the only
+candidate.
 """
 
 from __future__ import annotations
 
 import random
 
-from thoughtwave.engine.analysis import Paths, distance_after, empty_reach, placeable_count
+from thoughtwave.engine.analysis import UNREACHED, Paths, distance_after, empty_reach, placeable_count
 from thoughtwave.engine.board import FITS, NEIGHBOUR, piece_bits
 from thoughtwave.engine.cells import CELLS, SIZE
 from thoughtwave.engine.evaluate import NO_PATH, Stats, player_paths, spare_cells
@@ -32,8 +34,8 @@ _NEAR = [tuple(j for _, j in _SIDES[i]) for i in range(CELL_COUNT)]
 _NO_REACH = (0, 0, 0, 0)
 #: A placement on the opponent's shortest connection scores this much per placement it lengthens it by
 BLOCK_WEIGHT = 2.0
-#: A waiting move is a candidate once both sides are this close to joining (the end of the race, where the side that
-#: steps first can lose; earlier a step or a block is always better, and the search saves the placement)
+#: Waiting moves are candidates once the opponent is this close to joining (the end of the race, where the side that
+#: steps first can lose; earlier a step or a block is always better, and the search saves the placements)
 WAIT_WITHIN = 4
 #: _MOVE[cell * 16 + arms]: one Move object per placement, built once (the search's hot path)
 _MOVE: list[Move | None] = [Move(Piece(a), CELLS[i]) if a else None for i in range(CELL_COUNT) for a in range(16)]
@@ -105,12 +107,12 @@ class Candidates:
             scored = [(noise(), m) for m in board.legal_placements(available)]
         scored.sort(key=lambda x: -x[0])
         self.moves = [m for _, m in scored[:keep]] + [m for _, m in scored[keep:] if m.cell.index in forced]
-        if d_theirs <= WAIT_WITHIN and (d_mine <= WAIT_WITHIN or mine.distance is None):
+        if theirs.shortest <= WAIT_WITHIN:
             listed = set(self.moves)
-            self.moves += [m for m in self._waiting(available, d_mine, d_theirs) if m not in listed]
+            self.moves += [m for m in self._waiting(available) if m not in listed]
         self._blocks_wanted = blocks if theirs.distance is not None else 0
 
-    def _waiting(self, available: int, d_mine: int, d_theirs: int) -> list[Move]:
+    def _waiting(self, available: int) -> list[Move]:
         """Placements away from both sides' short connections, one for each kind of piece in hand: waiting
         moves. Near the end, when both sides are two placements away, the side that steps first can leave the
         other one placement away with the move, and every placement near the connections may lose; measured in
@@ -123,6 +125,11 @@ class Candidates:
         seed 1520)."""
         board, mine, theirs = self._ref.board, self.mine, self.theirs
         arms = board.arms
+        # A side that cannot connect for want of pieces may still be helped across: its distance whatever it holds
+        # (no way across at all: no cell is near its connection).
+        d_mine, d_theirs = mine.shortest, theirs.shortest
+        if d_mine >= UNREACHED:
+            d_mine = -2
 
         seen: dict[int, bool] = {}
 

@@ -392,13 +392,19 @@ WAIT_DRAWN = ("new@I8 s@E2 esw@J5 nes@F5 ew@F8 nsw@G8 es@G7 ns@D8 ew@H5 ns@D6 s@
 WAIT_LOST = ("nw@G6 sw@D1 new@C9 ns@D5 ne@D2 sw@E2 ew@E9 es@G9 ew@D9 ns@A9 w@A7 nw@D8 ne@F10 ne@C1 nw@B10 ns@D6 "
              "new@A10 nes@D4 nw@G10 sw@H9 es@B9 ns@H10 ne@E3 sw@F9 esw@F4 sw@G3 new@H4 new@F3 ew@J4 es@F1 ew@I4 "
              "ne@B6 es@A8 n@H2 ne@A1 ew@B8 ne@C7 esw@H1 ew@E4 new@H8 nesw@D7 new@J10")   # seed 1520, game 12: lost
+# The same game as the first fix played it (lost again): Red's waiting cross (nesw@G1) left it a piece short, cut off,
+# and the search took Black, two away with two crosses, to have only placements that help Red across again.
+WAIT_CUT = ("nw@G6 sw@D1 new@C9 ns@D5 ne@D2 sw@E2 ew@E9 es@G9 ew@D9 ns@A9 w@A7 nw@D8 ne@F10 ne@C1 nw@B10 ns@D6 "
+            "new@A10 nes@D4 nw@G10 sw@H9 es@B9 ns@H10 ne@E3 sw@F9 esw@F4 sw@G3 new@H4 new@F3 ew@J4 es@F1 ew@I4 "
+            "ne@B6 ne@A1 s@F7 sw@A8 ew@I5 ne@C7 new@I1 ew@E4 nes@J6 esw@C8 nsw@J9 nes@G5 new@H2")
 
 
-@pytest.mark.parametrize("game", [WAIT_DRAWN, WAIT_LOST])
+@pytest.mark.parametrize("game", [WAIT_DRAWN, WAIT_LOST, WAIT_CUT])
 def test_it_sees_no_forced_win_where_the_opponent_can_wait(game):
     # In the drawn game Red cut Black off (nsw@E4) "winning in 3"; Black, unable to connect, waited (nw@H1) and Red's
     # pieces ran out. In the lost one Red's nes@G5 "won in 3"; Black waited with a cross far away (nesw@J7), and Red,
-    # one piece short, lost. A draw was there: the search now finds it.
+    # one piece short, lost. A draw was there: the search now finds it. In the third Black waited (nesw@B3) while Red
+    # was cut off for want of pieces: a side short of pieces can be helped across, so waiting counts then too.
     referee = _played(game)
     assert referee.to_move is Colour.RED and red_distance(referee) == 2
     choice = Computer(seconds=None, max_nodes=1000, seed=1).search(referee)
