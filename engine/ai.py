@@ -159,6 +159,14 @@ class Computer:
     seed 98000 (``--seconds S --games 40 --seed 98000 --processes 2``, quiet machine): 1 s 18/18/4 (68%, 57-78),
     4 s 21/15/4 (71%, 61-82; 12 games better than at 1 s, 10 worse, sign test p = 0.83); against greedy (1 s, seed
     99000) 18/2/0 (95%).
+
+    Trials of 2026-11-25 (eighth session): in three positions of drawn and lost games the search claimed a win in
+    three that the opponent stopped by waiting (``bench/beliefs.py``), as the opponent's candidates held no waiting
+    placement; they now hold one a kind of piece (``engine.candidates``). At ``--nodes 1000 --games 40 --seed S
+    --processes 2``: seeds 1500 and 1520 21/17/2 and 21/16/3 before, 20/19/1 and 21/16/3 with them (5 games
+    changed). ``beam`` 6 (before them) 19/17/4 and 18/17/5; ``root_beam`` 10 24/13/3 and 17/19/4: noise, not kept.
+    Fresh openings (``--seconds S --games 40 --seed S --processes 2``, quiet machine): seed 100000 1 s 27/8/5 (78%),
+    4 s 25/9/6 (74%); seed 102000 1 s 21/18/1 (75%), 4 s 17/20/3 (68%); against greedy (1 s, seed 101000) 20/0/0.
     """
 
     def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,

@@ -383,7 +383,6 @@ def test_when_every_placement_near_the_connections_loses_it_waits():
     assert red_distance(referee) == 2        # Red is not left one placement away
 
 
-
 # Two games of 2026-11-25 the computer (Red) did not win although its search, here, claimed a forced win: it had
 # assumed the opponent's every placement must help it, as the opponent's candidates held no placement that waits.
 WAIT_DRAWN = ("new@I8 s@E2 esw@J5 nes@F5 ew@F8 nsw@G8 es@G7 ns@D8 ew@H5 ns@D6 s@D5 ns@C4 sw@H7 ns@C6 ne@H8 ns@D9 "
