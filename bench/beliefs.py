@@ -51,8 +51,7 @@ def first_contradiction(record: GameRecord, me: Colour, nodes: int, start: int) 
                             f"{'win' if claims_win else 'loss'} ({choice.value:.0f}) with {choice.move}; "
                             f"the game was {outcome}")
         if n < len(record.moves):
-            played = record.moves[n]
-            referee.play(f"{played.colour.value} {played.move}" if played.colour else played.move)
+            referee.play(record.moves[n].attempt())
     return None
 
 

@@ -300,6 +300,12 @@ def distance_after(maps: Paths, board: Board, cell_index: int, arms: int, sides:
     return best
 
 
+def _paths(table: Crossing, from_first: list[int], to_second: list[int], best: int, pieces_left: int) -> Paths:
+    """``Paths`` whose shortest connection takes ``best`` placements, for a player with ``pieces_left``."""
+    return Paths(table, from_first, to_second, None if best >= UNREACHED or best > pieces_left else best,
+                 min(best, UNREACHED))
+
+
 def paths_after(maps: Paths, board: Board, cell_index: int, sides: int, available: int,
                 pieces_left: int = 99) -> Paths:
     """``paths`` on ``board`` just after a piece was laid on ``cell_index``, from the ``maps`` of the board
@@ -318,8 +324,7 @@ def paths_after(maps: Paths, board: Board, cell_index: int, sides: int, availabl
     best = min(from_first[p] for p in targets)
     to_second = port_distances(table, targets, limit=best + PATHS_SLACK,
                                settled=(maps.to_second, below_second) if below_second > 1 else None)
-    return Paths(table, from_first, to_second, None if best >= UNREACHED or best > pieces_left else best,
-                 min(best, UNREACHED))
+    return _paths(table, from_first, to_second, best, pieces_left)
 
 
 def paths(board: Board, sides: int, available: int, pieces_left: int = 99) -> Paths:
@@ -330,8 +335,7 @@ def paths(board: Board, sides: int, available: int, pieces_left: int = 99) -> Pa
     from_first = port_distances(table, RIM_PORTS[first], RIM_PORTS[second], slack=PATHS_SLACK)
     best = min(from_first[p] for p in RIM_PORTS[second])
     to_second = port_distances(table, RIM_PORTS[second], limit=best + PATHS_SLACK)
-    return Paths(table, from_first, to_second, None if best >= UNREACHED or best > pieces_left else best,
-                 min(best, UNREACHED))
+    return _paths(table, from_first, to_second, best, pieces_left)
 
 
 def threats(board: Board, sides: int, available: int) -> list[Move]:

@@ -128,22 +128,22 @@ class Candidates:
         # A side that cannot connect for want of pieces may still be helped across: its distance whatever it holds
         # (no way across at all: no cell is near its connection).
         d_mine, d_theirs = mine.shortest, theirs.shortest
-        if d_mine >= UNREACHED:
-            d_mine = -2
+        mine_open = d_mine < UNREACHED
 
         seen: dict[int, bool] = {}
 
         def near(i: int) -> bool:
             found = seen.get(i)
             if found is None:
-                found = seen[i] = mine.through(i) <= d_mine + 1 or theirs.through(i) <= d_theirs + 1
+                found = seen[i] = (mine_open and mine.through(i) <= d_mine + 1) or theirs.through(i) <= d_theirs + 1
             return found
 
         kinds = {k for k, n in self._ref.inventory[self._ref.to_move].items() if n}
         found: dict[Kind, Move] = {}
         quiet = [i for i in range(CELL_COUNT) if not arms[i] and not near(i)]
         apart = [i for i in quiet if not any(not arms[j] and near(j) for j in _NEAR[i])]
-        for cells in (apart, quiet):
+        taken = set(apart)
+        for cells in (apart, [i for i in quiet if i not in taken]):
             for i in cells:
                 for move in board.placements_at((i,), available):
                     kind = move.piece.kind

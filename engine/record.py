@@ -41,9 +41,13 @@ class RecordedMove:
     outcome: Outcome
     reason: str | None = None
 
+    def attempt(self) -> str:
+        """The attempt as ``Referee.play`` takes it again: ``red ew@E5``."""
+        return f"{self.colour.value} {self.move}" if self.colour else self.move
+
     def line(self) -> str:
         """The record line: ``red ew@E5  # legal``."""
-        head = f"{self.colour.value} {self.move}" if self.colour else self.move
+        head = self.attempt()
         tail = self.outcome.value + (f": {self.reason}" if self.reason else "")
         return f"{head}  # {tail}"
 
@@ -81,7 +85,7 @@ class GameRecord:
         """A referee that has ruled on every recorded attempt again."""
         referee = Referee(self.rules)
         for m in self.moves:
-            referee.play(f"{m.colour.value} {m.move}" if m.colour else m.move)
+            referee.play(m.attempt())
         return referee
 
     def to_text(self) -> str:
