@@ -15,6 +15,8 @@ Elo difference) and a table of ratings (greedy = 0). Games run in two processes 
 ``--records DIR`` keeps every game the computer did not win (``thoughtwave referee --moves`` replays it).
 ``--results FILE`` writes one JSON line a game (players, opening seed, colour, result, ``--set``, ``--nodes``,
 ``--seconds``), for ``bench/paired.py`` to compare two runs on the same openings game by game.
+``--nodes N`` replaces the computers' clocks by N positions evaluated for each second (so repeatable whatever the
+load); ``--opponents L3@1`` with ``--seconds 4`` plays the computer against itself at a quarter of its budget.
 """
 
 from __future__ import annotations
@@ -53,7 +55,10 @@ def make_player(spec: str, seed: int, knobs: dict) -> Player:
     if name.startswith("L") and name[1:].isdigit():
         knobs = dict(knobs)
         if not knobs.pop("clock", True):
-            seconds = None                  # --nodes: the node budget alone bounds the search
+            # --nodes N: N positions for each second of the player's clock, which is then off (L3@4 against L3@1
+            # searches four times the positions, whatever the load)
+            knobs["max_nodes"] = max(1, round(knobs["max_nodes"] * seconds))
+            seconds = None
         return Computer(level=int(name[1:]), seconds=seconds, seed=seed, **knobs).choose
     if name == "previous":
         return PreviousComputer(level=3, seconds=seconds, seed=seed).choose
@@ -118,8 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=None, help="the computer's search processes")
     parser.add_argument("--nodes", type=int, default=None,
-                        help="a fixed budget of positions evaluated a move instead of a clock (load-independent "
-                        "A/B comparisons; the time a move is then only reported)")
+                        help="a fixed budget of positions evaluated a move for each second of a computer's clock, "
+                        "instead of the clock (load-independent A/B comparisons; L3@4 gets four times L3@1's; the "
+                        "time a move is then only reported)")
     parser.add_argument("--set", default="", help="the computer's knobs for tuning, e.g. beam=8,lead=none")
     parser.add_argument("--records", type=Path, default=None,
                         help="write each game the computer did not win to this folder")
