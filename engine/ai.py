@@ -167,6 +167,14 @@ class Computer:
     changed). ``beam`` 6 (before them) 19/17/4 and 18/17/5; ``root_beam`` 10 24/13/3 and 17/19/4: noise, not kept.
     Fresh openings (``--seconds S --games 40 --seed S --processes 2``, quiet machine): seed 100000 1 s 27/8/5 (78%),
     4 s 25/9/6 (74%); seed 102000 1 s 21/18/1 (75%), 4 s 17/20/3 (68%); against greedy (1 s, seed 101000) 20/0/0.
+
+    Trials of 2026-11-26 (ninth session): the computer against itself at time odds, ``bench/ai.py --nodes 1500
+    --seconds 4 --opponents L3@1 --games 40 --seed 1500`` (6000 positions a move against 1500): 13/19/8 (56%,
+    45-67). Tried and not kept: threat extensions (a placement leaving its mover one placement from joining searched
+    a ply deeper, two a line) changed none of 40 games at ``--nodes 1000`` on seed 1500 (such threats come only at
+    the leaves, where the exact threat check answers them); widening the root at the last completed depth instead of
+    a deeper iteration predicted not to finish replaced depth 4 by a wider depth 3 at 1500 positions and changed
+    no move at 6000 (4 positions). At 1 s on the clock, seeds 104000-104019: L3@4 against L3@1 12/21/7 (56%, 46-67).
     """
 
     def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,
