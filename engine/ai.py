@@ -172,10 +172,10 @@ class Computer:
     --seconds 4 --opponents L3@1 --games 40 --seed 1500`` (6000 positions a move against 1500): 13/19/8 (56%,
     45-67). Tried and not kept: threat extensions (a placement leaving its mover one placement from joining searched
     a ply deeper, two a line) left every result of 40 games at ``--nodes 1000`` on seed 1500 as it was (such
-    threats come only at
-    the leaves, where the exact threat check answers them); widening the root at the last completed depth instead of
-    a deeper iteration predicted not to finish replaced depth 4 by a wider depth 3 at 1500 positions and changed
-    no move at 6000 (4 positions). On the clock, seeds 104000-104019: L3@4 against L3@1 12/21/7 (56%, 46-67).
+    threats come only at the leaves, where the exact threat check answers them); widening the root at the last
+    completed depth instead of a deeper iteration predicted not to finish replaced depth 4 by a wider depth 3 at 1500
+    positions and changed no move at 6000 (4 positions). On the clock, seeds 104000-104019: L3@4 against L3@1
+    12/21/7 (56%, 46-67).
     """
 
     def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,
