@@ -1,4 +1,5 @@
-"""bench/ai.py --results and bench/paired.py: two runs compared game by game, with a sign test."""
+"""bench/ai.py --results, bench/paired.py (two runs compared game by game, with a sign test) and bench/pooled.py
+(runs of one pairing on different openings added up)."""
 
 import json
 import subprocess
@@ -12,8 +13,9 @@ def _run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=300)
 
 
-def _write(path: Path, results: list[str]) -> Path:
-    path.write_text("".join(json.dumps({"first": "L3@1", "second": "twoply", "game": g, "opening": 7 + g // 2,
+def _write(path: Path, results: list[str], first_opening: int = 7) -> Path:
+    path.write_text("".join(json.dumps({"first": "L3@1", "second": "twoply", "game": g,
+                                        "opening": first_opening + g // 2,
                                         "colour": "red" if g % 2 == 0 else "black", "result": r}) + "\n"
                             for g, r in enumerate(results)))
     return path
@@ -82,3 +84,26 @@ def test_ai_writes_results_that_paired_matches_game_by_game(tmp_path):
     done = _run(str(BENCH / "paired.py"), str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"))
     assert done.returncode == 0, done.stderr
     assert "| 2 |" in done.stdout and "sign test p =" in done.stdout
+
+
+def test_pooled_adds_up_runs_on_different_openings_and_tests_wins_against_losses(tmp_path):
+    one = _write(tmp_path / "a.jsonl", ["win", "draw", "win", "loss"])
+    two = _write(tmp_path / "b.jsonl", ["win", "win", "draw", "draw"], first_opening=100)
+    done = _run(str(BENCH / "pooled.py"), str(one), str(two))
+    assert done.returncode == 0, done.stderr
+    assert "L3@1 against twoply" in done.stdout
+    assert "| 4 | 2 | 1 | 1 | 62 " in done.stdout and "| 4 | 2 | 2 | 0 | 75 " in done.stdout
+    assert "| **all** | 8 | 4 | 3 | 1 | 69 " in done.stdout
+    assert "Wins against losses 4 / 1: sign test p = 0.375 (no more than noise)" in done.stdout
+
+
+def test_pooled_refuses_a_game_twice_and_two_pairings_in_one_line(tmp_path):
+    one = _write(tmp_path / "a.jsonl", ["win", "draw"])
+    again = _run(str(BENCH / "pooled.py"), str(one), str(one))
+    assert again.returncode != 0 and "Traceback" not in again.stderr
+    assert "both hold the game of opening 7 with red" in again.stderr
+    other = tmp_path / "b.jsonl"
+    other.write_text(_write(tmp_path / "c.jsonl", ["win"], first_opening=50).read_text().replace("twoply", "greedy"))
+    mixed = _run(str(BENCH / "pooled.py"), str(one), str(other))
+    assert mixed.returncode != 0 and "different pairings (L3@1 against greedy, L3@1 against twoply)" in mixed.stderr
+    assert mixed.stderr.strip().count("\n") == 0
