@@ -210,3 +210,44 @@ def test_on_a_short_screen_the_calibration_buttons_and_verdict_are_in_view(serve
         assert top + most <= height
     finally:
         context.close()
+
+
+#: The longest camera status the live page can show, in the page's own words and format (10 frames a second).
+LONGEST_STATUS_JS = """() => { const text = JSON.parse(document.getElementById('live').dataset.text);
+  return Object.values(text.statuses).map((s) => text.fps.replace('{status}', s).replace('{fps}', '10'))
+    .reduce((a, b) => (a.length >= b.length ? a : b)); }"""
+HEADER_JS = """(status) => { const camera = document.getElementById('camera');
+  if (status !== null) camera.textContent = status;
+  const header = document.querySelector('header.top').getBoundingClientRect().height;
+  const board = document.querySelector('#board svg[role=img]').getBoundingClientRect().width;
+  return [header, board, camera.textContent]; }"""
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "fr"])
+def test_the_live_page_keeps_its_board_in_every_language_whatever_the_camera_says(servers, chromium, lang):
+    # French and German words are longer: on the Pi's 800x480 the header took two rows in both and the board lost
+    # 44 px, and in English too while a hand was over the board, so the board shrank and grew as hands passed.
+    url, _ = servers("flag")
+    problems: list[str] = []
+    for width, height in SIZES:
+        context = chromium.new_context(viewport={"width": width, "height": height}, is_mobile=width < 500,
+                                       has_touch=width < 500)
+        page = context.new_page()
+        try:
+            page.goto(f"{url}/?lang={lang}")
+            page.wait_for_selector("body[data-version]")
+            where = f"{lang} {width}x{height}"
+            problems += [f"{where}: {p}" for p in _live_checks(page, "flag", width, height)]
+            header, board, _ = page.evaluate(HEADER_JS, None)
+            longest = page.evaluate(LONGEST_STATUS_JS)
+            header_long, board_long, shown = page.evaluate(HEADER_JS, longest)
+            if shown != longest:
+                problems.append(f"{where}: the status was not set ({shown!r})")
+            if width > height and header > 50:
+                problems.append(f"{where}: the header takes {header:.0f} px, more than one row")
+            if (header_long, board_long) != (header, board):
+                problems.append(f"{where}: with the status {longest!r} the header went from {header:.0f} to "
+                                f"{header_long:.0f} px and the board from {board:.0f} to {board_long:.0f} px")
+        finally:
+            context.close()
+    assert problems == [], "\n".join(problems)

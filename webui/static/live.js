@@ -264,7 +264,7 @@
     } else {
       cam.className = "camera";
       cam.textContent = s.camera.state === "ok"
-        ? fill("fps", { status: TEXT.statuses[s.status] || s.status || TEXT.watching, fps: s.camera.fps })
+        ? fill("fps", { status: TEXT.statuses[s.status] || s.status || TEXT.watching, fps: Math.round(s.camera.fps) })
         : TEXT.statuses[s.camera.state] || s.camera.state;
     }
     $("status").textContent = s.game.red || s.game.black
