@@ -176,6 +176,15 @@ class Computer:
     completed depth instead of a deeper iteration predicted not to finish replaced depth 4 by a wider depth 3 at 1500
     positions and changed no move at 6000 (4 positions). On the clock, seeds 104000-104019: L3@4 against L3@1
     12/21/7 (56%, 46-67); seeds 106000-106019 11/22/7 (55%, 45-65).
+
+    Trials of 2026-11-26 (tenth session), the computer unchanged: two more clock runs of L3@4 against L3@1, set
+    before any game, seeds 108000 8/23/9 (49%) and 110000 11/16/13 (48%); the 160 clock games 52% (46-57), the 200
+    with the fixed-budget run 53% (48-58), sign test p = 0.32 (``bench/pooled.py``): four times the time is not
+    measurably stronger. ``bench/scaling.py --seeds 5000-5017 --nodes 1500,6000``:
+    of 18 self-play positions, 5 valued exactly 0 by both searches (drawn by exhaustion, placements 18-26), 2
+    decided, and in the 11 open 6000 positions chose another move than 1500 in 5. 12 root moves instead of 6 for
+    the 4x side only (a worktree experiment), ``--nodes 1500 --seconds 4 --opponents L3@1 --seed 1500``: 17/18/5
+    (65%) against 13/19/8 (56%) with 6; 15 games better, 10 worse, p = 0.42 (not kept: one seed range).
     """
 
     def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,
