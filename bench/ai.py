@@ -13,10 +13,11 @@ colours swapped. ``--anchors`` also plays the benchmark players among themselves
 hang together. Prints one row per pairing (wins / draws / losses, points with a 95 % interval, the
 Elo difference) and a table of ratings (greedy = 0). Games run in two processes at most.
 ``--records DIR`` keeps every game the computer did not win (``thoughtwave referee --moves`` replays it).
-``--results FILE`` writes one JSON line a game (players, opening seed, colour, result, ``--set``, ``--nodes``,
-``--seconds``), for ``bench/paired.py`` to compare two runs on the same openings game by game.
+``--results FILE`` writes one JSON line a game (players, opening seed, colour, result, ``--set``, ``--set-first``,
+``--nodes``, ``--seconds``), for ``bench/paired.py`` to compare two runs on the same openings game by game.
 ``--nodes N`` replaces the computers' clocks by N positions evaluated for each second (so repeatable whatever the
 load); ``--opponents L3@1`` with ``--seconds 4`` plays the computer against itself at a quarter of its budget.
+``--set`` gives every computer in the run the same knobs; ``--set-first`` gives the measured one more of its own.
 """
 
 from __future__ import annotations
@@ -69,11 +70,12 @@ def make_player(spec: str, seed: int, knobs: dict) -> Player:
     return lambda referee: move(referee, rng)
 
 
-def play_one(job: tuple[str, str, int, int, str, int, dict]) -> dict:
-    """One game of ``first`` (the player measured) against ``second``; the result is ``first``'s."""
-    first, second, game, opening_seed, colour_name, opening, knobs = job
+def play_one(job: tuple[str, str, int, int, str, int, dict, dict]) -> dict:
+    """One game of ``first`` (the player measured, with its own knobs on top) against ``second``; the result is
+    ``first``'s."""
+    first, second, game, opening_seed, colour_name, opening, knobs, first_knobs = job
     colour = Colour(colour_name)
-    players = {colour: make_player(first, opening_seed * 2 + 1, knobs),
+    players = {colour: make_player(first, opening_seed * 2 + 1, knobs | first_knobs),
                colour.other: make_player(second, opening_seed * 2, knobs)}
     referee = Referee()
     rng = random.Random(opening_seed)
@@ -103,9 +105,19 @@ def play_one(job: tuple[str, str, int, int, str, int, dict]) -> dict:
             "colour": colour_name, "game": game, "opening": opening_seed, "record": record}
 
 
-def _jobs(pairs: list[tuple[str, str]], games: int, seed: int, opening: int, knobs: dict) -> list[tuple]:
-    return [(a, b, g, seed + g // 2, "red" if g % 2 == 0 else "black", opening, knobs)
+def _jobs(pairs: list[tuple[str, str]], games: int, seed: int, opening: int, knobs: dict,
+          first_knobs: dict | None = None) -> list[tuple]:
+    return [(a, b, g, seed + g // 2, "red" if g % 2 == 0 else "black", opening, knobs, first_knobs or {})
             for a, b in pairs for g in range(games)]
+
+
+def _knobs(text: str) -> dict:
+    """``beam=8,lead=none`` as keyword arguments of ``Computer``."""
+    knobs: dict = {}
+    for item in filter(None, text.split(",")):
+        name, _, value = item.partition("=")
+        knobs[name] = None if value == "none" else float(value) if "." in value else int(value)
+    return knobs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -127,6 +139,9 @@ def main(argv: list[str] | None = None) -> int:
                         "instead of the clock (load-independent A/B comparisons; L3@4 gets four times L3@1's; the "
                         "time a move is then only reported)")
     parser.add_argument("--set", default="", help="the computer's knobs for tuning, e.g. beam=8,lead=none")
+    parser.add_argument("--set-first", default="",
+                        help="knobs for the measured computer only, on top of --set (its computer opponents keep "
+                        "--set alone), e.g. --seconds 4 --opponents L3@1 --set-first root_beam=12")
     parser.add_argument("--records", type=Path, default=None,
                         help="write each game the computer did not win to this folder")
     parser.add_argument("--results", type=Path, default=None,
@@ -137,9 +152,11 @@ def main(argv: list[str] | None = None) -> int:
     knobs: dict = {} if args.workers is None else {"workers": args.workers}
     if args.nodes is not None:
         knobs.update(max_nodes=args.nodes, clock=False)
-    for item in filter(None, args.set.split(",")):
-        name, _, text = item.partition("=")
-        knobs[name] = None if text == "none" else float(text) if "." in text else int(text)
+    try:
+        knobs.update(_knobs(args.set))
+        first_knobs = _knobs(args.set_first)
+    except ValueError as exc:
+        parser.error(f"--set / --set-first: knobs are name=number, name=none ({exc})")
     seconds = [float(s) for s in args.seconds.split(",")]
     subjects = [f"L{level}@{s:g}" for level in args.levels.split(",") for s in seconds]
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
@@ -150,9 +167,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.anchors:
         pairs += [("twoply", "greedy"), (f"previous@{seconds[0]:g}", "greedy"),
                   (f"previous@{seconds[0]:g}", "twoply")]
-    for _, name in pairs:
+    for first, name in pairs:
         make_player(name, 0, knobs)             # an unknown name fails here, before any game
-    jobs = _jobs(pairs, args.games, args.seed, args.opening, knobs)
+        try:
+            make_player(first, 0, knobs | first_knobs)
+        except TypeError as exc:
+            parser.error(f"--set / --set-first: {exc}")
+    jobs = _jobs(pairs, args.games, args.seed, args.opening, knobs, first_knobs)
     start = time.perf_counter()
     load = os.getloadavg()
     if args.processes == 1:
@@ -199,7 +220,8 @@ def main(argv: list[str] | None = None) -> int:
         with args.results.open("w", encoding="utf-8") as out:
             for r in sorted(results, key=lambda r: (r["first"], r["second"], r["game"])):
                 out.write(json.dumps({k: r[k] for k in ("first", "second", "game", "opening", "colour", "result")}
-                                     | {"set": args.set, "nodes": args.nodes, "seconds": args.seconds}) + "\n")
+                                     | {"set": args.set, "set_first": args.set_first, "nodes": args.nodes,
+                                        "seconds": args.seconds}) + "\n")
         print(f"{len(results)} games written to {args.results}")
     return 0
 

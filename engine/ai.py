@@ -183,7 +183,7 @@ class Computer:
     measurably stronger. ``bench/scaling.py --seeds 5000-5017 --nodes 1500,6000``:
     of 18 self-play positions, 5 valued exactly 0 by both searches (drawn by exhaustion, placements 18-26), 2
     decided, and in the 11 open 6000 positions chose another move than 1500 in 5. 12 root moves instead of 6 for
-    the 4x side only (a worktree experiment), ``--nodes 1500 --seconds 4 --opponents L3@1 --seed 1500``: 17/18/5
+    the 4x side only, ``--nodes 1500 --seconds 4 --opponents L3@1 --seed 1500 --set-first root_beam=12``: 17/18/5
     (65%) against 13/19/8 (56%) with 6; 15 games better, 10 worse, p = 0.42 (not kept: one seed range).
     """
 
