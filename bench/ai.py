@@ -37,7 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from ladder import Points, elo, ratings  # noqa: E402
+from ladder import Points, elo, ratings, tally  # noqa: E402
 from previous_ai import Computer as PreviousComputer  # noqa: E402
 from twoply import two_ply_move  # noqa: E402
 
@@ -70,6 +70,15 @@ def make_player(spec: str, seed: int, knobs: dict) -> Player:
     return lambda referee: move(referee, rng)
 
 
+def opened(rng: random.Random, opening: int = 4) -> Referee:
+    """A new game after an opening of ``opening - 2`` to ``opening`` random placements (0: none)."""
+    referee = Referee()
+    for _ in range(rng.randint(opening - 2, opening) if opening else 0):
+        if not referee.over:
+            referee.attempt(random_move(referee, rng))
+    return referee
+
+
 def play_one(job: tuple[str, str, int, int, str, int, dict, dict]) -> dict:
     """One game of ``first`` (the player measured, with its own knobs on top) against ``second``; the result is
     ``first``'s."""
@@ -77,11 +86,8 @@ def play_one(job: tuple[str, str, int, int, str, int, dict, dict]) -> dict:
     colour = Colour(colour_name)
     players = {colour: make_player(first, opening_seed * 2 + 1, knobs | first_knobs),
                colour.other: make_player(second, opening_seed * 2, knobs)}
-    referee = Referee()
     rng = random.Random(opening_seed)
-    for _ in range(rng.randint(opening - 2, opening) if opening else 0):
-        if not referee.over:
-            referee.attempt(random_move(referee, rng))
+    referee = opened(rng, opening)
     times: list[float] = []
     illegal = 0
     while not referee.over:
@@ -198,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     table: dict[tuple[str, str], Points] = {}
     for a, b in pairs:
         mine = [r for r in results if r["first"] == a and r["second"] == b]
-        pts = Points(*(sum(r["result"] == k for r in mine) for k in ("win", "draw", "loss")))
+        pts = tally([r["result"] for r in mine])
         table[(a, b)] = pts
         low, high = pts.interval()
         times = [t for r in mine for t in r["times"]] or [0.0]

@@ -57,6 +57,11 @@ def points(wins: int, draws: int, losses: int) -> Points:
     return Points(wins, draws, losses)
 
 
+def tally(results: list[str]) -> Points:
+    """The points of a list of results, each "win", "draw" or "loss"."""
+    return Points(results.count("win"), results.count("draw"), results.count("loss"))
+
+
 def elo(score: float) -> float:
     """The Elo difference that predicts ``score`` (mean points a game)."""
     p = min(max(score, 1 - _CLIP), _CLIP)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from ladder import Points, sign_test  # noqa: E402
+from ladder import Points, sign_test, tally  # noqa: E402
 
 SCORE = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
@@ -62,8 +62,7 @@ def compare(first: dict[tuple, dict], second: dict[tuple, dict]) -> dict:
     worse = sum(SCORE[second[k]["result"]] < SCORE[first[k]["result"]] for k in shared)
 
     def points(games: dict[tuple, dict]) -> Points:
-        results = [games[k]["result"] for k in shared]
-        return Points(results.count("win"), results.count("draw"), results.count("loss"))
+        return tally([games[k]["result"] for k in shared])
 
     return {"games": len(shared), "first": points(first), "second": points(second), "better": better,
             "worse": worse, "same": len(shared) - better - worse, "p": sign_test(better, worse)}

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from ladder import Points, elo, sign_test  # noqa: E402
+from ladder import Points, elo, sign_test, tally  # noqa: E402
 from paired import load  # noqa: E402
 
 
@@ -38,9 +38,8 @@ def pool(runs: list[tuple[str, dict[tuple, dict]]]) -> dict:
                 raise SystemExit(f"{name} and {seen[key]} both hold the game of opening {key[1]} with "
                                  f"{key[2]}: pool runs on different openings (--seed)")
             seen[key] = name
-        results = [g["result"] for g in games.values()]
-        rows.append((name, Points(results.count("win"), results.count("draw"), results.count("loss"))))
-    total = Points(*(sum(getattr(pts, f) for _, pts in rows) for f in ("wins", "draws", "losses")))
+        rows.append((name, tally([g["result"] for g in games.values()])))
+    total = tally([g["result"] for _, games in runs for g in games.values()])
     return {"pairing": pairings.pop() if pairings else None, "rows": rows, "total": total,
             "p": sign_test(total.wins, total.losses)}
 

@@ -20,21 +20,24 @@ import copy
 import random
 import sys
 import time
+from pathlib import Path
 
-from thoughtwave.engine.ai import Computer, random_move
-from thoughtwave.engine.analysis import distance, placeable_count
-from thoughtwave.engine.board import piece_bits
+from thoughtwave.engine.ai import Computer
+from thoughtwave.engine.analysis import analyse, placeable_count
 from thoughtwave.engine.evaluate import decided
 from thoughtwave.engine.pieces import Colour
 from thoughtwave.engine.referee import Referee
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-def needs(ref: Referee, colour: Colour) -> str:
-    """``colour``'s fewest placements still needed to connect and its pieces in hand, as "9 of 17" ("- of 17": it
-    can no longer connect)."""
-    pieces = placeable_count(ref.inventory[colour])
-    d = distance(ref.board, ref.rules.sides(colour), piece_bits(ref.inventory[colour]), pieces)
-    return f"{'-' if d is None else d} of {pieces}"
+from ai import opened  # noqa: E402  (bench/ai.py's openings)
+
+
+def needs(ref: Referee) -> dict[Colour, str]:
+    """Each side's fewest placements still needed to connect (the display's figure) and its pieces in hand, as
+    "9 of 17" ("- of 17": it can no longer connect)."""
+    found = analyse(ref).distance
+    return {c: f"{'-' if found[c] is None else found[c]} of {placeable_count(ref.inventory[c])}" for c in Colour}
 
 
 def kind(values: list[float]) -> str:
@@ -49,9 +52,7 @@ def kind(values: list[float]) -> str:
 def position(seed: int, play_nodes: int = 1000) -> tuple[Referee, int]:
     """The position of ``seed``'s self-play game, and how many placements the computer made to reach it."""
     rng = random.Random(seed)
-    ref = Referee()
-    for _ in range(rng.randint(2, 4)):
-        ref.attempt(random_move(ref, rng))
+    ref = opened(rng)
     target, made = rng.randint(8, 30), 0
     player = Computer(max_nodes=play_nodes, seconds=None, seed=seed)
     while not ref.over and made < target:
@@ -99,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
             assert choice is not None
             cells.append((str(choice.move), choice.depth, choice.value, time.process_time() - start))
         searched = " | ".join(f"{m} (depth {d}, value {v:.2f}, {t:.1f} s)" for m, d, v, t in cells)
-        print(f"| {seed} | {made} | {needs(ref, Colour.RED)} | {needs(ref, Colour.BLACK)} | {searched} |", flush=True)
+        need = needs(ref)
+        print(f"| {seed} | {made} | {need[Colour.RED]} | {need[Colour.BLACK]} | {searched} |", flush=True)
         found = kind([v for _, _, v, _ in cells])
         kinds[found] += 1
         if found == "open":
