@@ -271,7 +271,8 @@ def score(folder: Path) -> list[str]:
     """Right / unreadable / confidently wrong over the visible cells, overall and per disturbance."""
     groups: dict[str, list[int]] = {}
     found, frames, ms = 0, 0, []
-    wrong_examples, lost, blank = [], [], []
+    wrong_examples, lost, blank, hidden_wrong = [], [], [], []
+    under = [0, 0, 0]              # cells the hand covers: all, read as what they are, read as what they are not
     causes: dict[str, int] = {}
     for path in sorted(folder.glob("frame-*.json")):
         record = json.loads(path.read_text())
@@ -293,10 +294,17 @@ def score(folder: Path) -> list[str]:
         covered = set(record["occluded_cells"])
         tally = [0, 0, 0]          # right, unreadable, wrong
         for cell in CELLS:
-            if str(cell) in covered:
-                continue
             got = reading.get(cell) if reading.board_found else None
             expected = record["board"].get(str(cell), "empty")
+            if str(cell) in covered:
+                # Not scored, yet a hidden cell read as something it is not is a confident misread all the same
+                # (an arm of paper-pale skin read as empty paper over a tile): counted apart.
+                under[0] += 1
+                if got is not None and got.state is not CellState.UNREADABLE:
+                    under[1 if got.label() == expected else 2] += 1
+                    if got.label() != expected:
+                        hidden_wrong.append(f"{path.stem} {cell} (under the hand): read {got.label()}, is {expected}")
+                continue
             if got is None or got.state is CellState.UNREADABLE:
                 tally[1] += 1
                 if reading.board_found:
@@ -321,8 +329,10 @@ def score(folder: Path) -> list[str]:
     lines += ["", f"Unreadable visible cells on found boards, by cause: {sum(causes.values())} "
               f"({', '.join(f'{k} {v}' for k, v in named)})",
               f"Boards lost ({len(lost)}): {', '.join(lost) if lost else 'none'}",
-              f"Black frames, nothing in view, not scored ({len(blank)}): {', '.join(blank) if blank else 'none'}"]
-    return lines + [""] + [f"- {e}" for e in wrong_examples[:20]]
+              f"Black frames, nothing in view, not scored ({len(blank)}): {', '.join(blank) if blank else 'none'}",
+              f"Cells under the hand (not scored above): {under[0]}, read anyway as what they are {under[1]}, "
+              f"read as what they are not {under[2]}"]
+    return lines + [""] + [f"- {e}" for e in (wrong_examples[:20] + hidden_wrong[:20])]
 
 
 def main(argv: list[str] | None = None) -> int:
