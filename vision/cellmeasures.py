@@ -120,3 +120,34 @@ def facing(cells: np.ndarray) -> np.ndarray:
     board: no)."""
     padded = np.pad(np.asarray(cells, bool).reshape(10, 10), 1)
     return np.stack([padded[:-2, 1:-1], padded[1:-1, 2:], padded[2:, 1:-1], padded[1:-1, :-2]], axis=-1).reshape(100, 4)
+
+
+#: Samples a side of each cell's middle that ``middle_unevenness`` fits a plane to.
+PLANE_SAMPLES = 6
+
+
+def _plane_projector(n: int) -> np.ndarray:
+    """(n*n, n*n) the residual projection of a least-squares plane over an n x n grid of samples."""
+    u, v = np.meshgrid(np.linspace(-1, 1, n), np.linspace(-1, 1, n))
+    x = np.column_stack([np.ones(n * n), u.ravel(), v.ravel()])
+    return (np.eye(n * n) - x @ np.linalg.pinv(x)).astype(np.float32)
+
+
+_RESIDUAL = _plane_projector(PLANE_SAMPLES)
+
+
+def middle_unevenness(grid: np.ndarray, geometry: GridGeometry) -> np.ndarray:
+    """(100,) how far the middle of each cell departs from a plane in the log of each colour channel of ``grid`` (the
+    raw BGR grid image; root mean square of the residual, the largest of the three channels). Light, however it
+    falls across paper (a shadow's soft edge, a lamp's fall-off, a tint), is near a plane there; ink is not."""
+    p, m = geometry.px_per_cell, geometry.margin_px
+    n = PLANE_SAMPLES
+    lo, hi = MIDDLE[0] * p, MIDDLE[1] * p
+    k = max(1, int(round((hi - lo) / n)))
+    at = ((np.arange(n) + 0.5) * (hi - lo) / n + lo).astype(int)
+    rows = (m + np.arange(10)[:, None] * p + at[None, :]).ravel()
+    # Each sample the mean of a block around it (noise averages out), and the log of the samples alone.
+    samples = cv2.blur(grid, (k, k))[np.ix_(rows, rows)].astype(np.float32)
+    block = np.log(samples + 4.0).reshape(10, n, 10, n, 3).transpose(0, 2, 4, 1, 3).reshape(300, n * n)
+    rest = block @ _RESIDUAL.T
+    return np.sqrt((rest * rest).mean(axis=1)).reshape(100, 3).max(axis=1)

@@ -36,6 +36,7 @@ from thoughtwave.vision.cellmeasures import (
     facing,
     footprints,
     middle_spread,
+    middle_unevenness,
     overlapping,
     washed_whole,
 )
@@ -104,8 +105,7 @@ class TileReader:
         w = int(round(WASHED_RIM * p)) | 1
         self._washed_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (w, w))
         # Cell centres (x, y) in grid-image pixels, as (10, 10) arrays.
-        m = self.geometry.margin_px
-        idx = np.arange(10, dtype=np.float32)
+        m, idx = self.geometry.margin_px, np.arange(10, dtype=np.float32)
         self._cx, self._cy = np.meshgrid(m + (idx + 0.5) * p - 0.5, m + (idx + 0.5) * p - 0.5)
 
     # Step 1 --------------------------------------------------------------------------------------
@@ -167,8 +167,7 @@ class TileReader:
         """Per pixel: cream level (0 tile body .. 1 paper), redness, not-paper mask, hand-like mask."""
         mdl = self.model
         b, g, r = cv2.split(norm)
-        lo = cv2.min(cv2.min(b, g), r)
-        hi = cv2.max(cv2.max(b, g), r)
+        lo, hi = cv2.min(cv2.min(b, g), r), cv2.max(cv2.max(b, g), r)
         redness = cv2.subtract(r, cv2.max(b, g))
         cream = np.clip((lo - 0.3) * (1 / 0.55), 0.0, 1.0)
         chroma = cv2.subtract(hi, lo)
@@ -419,14 +418,16 @@ class TileReader:
         # shadow inside a cell, so it counts as not paper above. Yet its middle ranges little from bright to dark
         # whatever the shadow's depth, while any ink spans a ratio of several: such a middle, unclipped, is empty.
         spreads = middle_spread(dark, self.geometry)
-        # A tile washed pale by a reflection is flat too, but keeps a tinge of its ink: paper in shadow is flat
-        # and colourless (no pixel of its middle coloured). A little less flat is paper too where no hub stands out
-        # of a body (a black tile's does by 0.35 at least, however blurred, shaded or lit by a sheen). Paper in shadow
-        # is never lit above the board's white: a flat middle in a lamp's sheen is a black tile washed pale.
+        # A tile washed pale by a reflection is flat too, but keeps a tinge of its ink: paper in shadow is flat and
+        # colourless (no pixel of its middle coloured). A little less flat is paper too where no hub stands out of a
+        # body (a black tile's does by 0.35 at least, however blurred, shaded or lit by a sheen); so is a middle near a
+        # plane in the log of each channel (light on paper, tinted or across a shadow's soft edge; never ink). Paper in
+        # shadow is never lit above the board's white: a flat middle in a lamp's sheen is a black tile washed pale.
         tinged = self._cell_shares(self._coloured, *MIDDLE)
         faint = (contrast < mdl.hub_faint) & kept[:, col["body"]]          # a washed-out body shows no hub
-        even = (spreads < mdl.flat_spread_max) | ((spreads < mdl.patternless_spread_max) & faint)
-        flat = even & (light < FLAT_LIGHT_MAX) & (tinged == 0) & (middle_washed == 0) & clean & ~tile_ok & ~empty
+        even = ((spreads < mdl.flat_spread_max) | ((spreads < mdl.patternless_spread_max) & faint)) & (tinged == 0)
+        plane = middle_unevenness(grid, self.geometry) < mdl.plane_residual_max
+        flat = (even | plane) & (light < FLAT_LIGHT_MAX) & (middle_washed == 0) & clean & ~tile_ok & ~empty
         empty |= flat
         state = np.where(tile_ok, 1, np.where(empty & ~occluded, 0, 2))
         # A pose that may be off by a fifth of a cell puts an arm's inner half on the hub: no tile is read there.

@@ -1,0 +1,53 @@
+"""Light that falls unevenly across paper without ink: a hand's shadow whose edge runs through a cell's middle, tinted
+by another light, reads empty, while tiles in the same light never do."""
+
+import numpy as np
+from test_tiles import grid_image
+from tilefaces import P, centre, face
+
+from thoughtwave.engine.cells import Cell
+from thoughtwave.engine.pieces import Colour
+from thoughtwave.vision.cellmeasures import middle_unevenness
+from thoughtwave.vision.finder import GridGeometry
+from thoughtwave.vision.reading import CellState
+from thoughtwave.vision.tiles import TileReader
+
+
+def edge_shadow(grid: np.ndarray, x: float, depth: float, soft: float, tint: tuple[float, float, float]) -> np.ndarray:
+    """A shadow beyond the line x (grid px) down the board: ``depth`` of the light left, lit there by a light of
+    another colour (``tint`` per BGR channel), with an edge ``soft`` px wide."""
+    xx = np.arange(grid.shape[1], dtype=np.float32)[None, :, None]
+    inside = 1.0 / (1.0 + np.exp(-(xx - x) / soft))
+    shaded = depth * np.asarray(tint, np.float32)[None, None, :]
+    light = 1.0 - inside * (1.0 - shaded)
+    return np.clip(grid.astype(np.float32) * light, 0, 255).astype(np.uint8)
+
+
+BLUE_WINDOW = (1.1, 1.0, 0.9)
+
+
+def test_paper_across_a_shadows_edge_reads_empty_and_tiles_in_the_same_light_never_do():
+    # The edge runs down column G, through its middles: less than half the board is in the shadow, as with a hand's.
+    tiles = {Cell.parse(n): p for n, p in (("G2", "nw"), ("G6", "ne"), ("G8", "ns"), ("I4", "ew"))}
+    grid = grid_image({c: face(Colour.BLACK, p) for c, p in tiles.items()})
+    empties = [Cell.parse(f"G{r}") for r in (1, 3, 4, 5, 7, 9, 10)]
+    x, _ = centre(Cell.parse("G1"))
+    for depth in (0.35, 0.5):
+        for soft, offset in ((0.2, -0.2), (0.2, 0.0), (0.2, 0.2), (0.3, 0.0)):
+            shaded = edge_shadow(grid, x + offset * P, depth, soft * P, BLUE_WINDOW)
+            cells = TileReader().read(shaded).cells()
+            assert {c: cells[c].state for c in empties} == {c: CellState.EMPTY for c in empties}, (depth, soft, offset)
+            assert all(cells[c].label() in (f"black {p}", "unreadable") for c, p in tiles.items()), (depth, soft)
+
+
+def test_unevenness_is_near_nothing_on_paper_in_any_light_and_large_on_every_tile():
+    pieces = ("n", "ns", "ne", "nes", "nesw")
+    tiles = {Cell(row, col): p for row, p in enumerate(pieces) for col in (2, 7)}
+    grid = grid_image({c: face(Colour.RED if c.col == 7 else Colour.BLACK, p) for c, p in tiles.items()})
+    x, _ = centre(Cell.parse("B1"))
+    shaded = edge_shadow(grid, x + 0.3 * P, 0.4, 0.25 * P, BLUE_WINDOW)
+    uneven = middle_unevenness(shaded, GridGeometry())
+    paper = [c.index for c in (Cell(r, k) for r in range(10) for k in range(10)) if c not in tiles]
+    assert uneven[paper].max() < 0.5 * TileReader().model.plane_residual_max
+    assert uneven[[c.index for c in tiles]].min() > 2 * TileReader().model.plane_residual_max
+
