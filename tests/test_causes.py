@@ -11,7 +11,16 @@ from thoughtwave.engine.pieces import Colour, Piece
 from thoughtwave.engine.referee import Referee, Rules
 from thoughtwave.engine.table import FlagKind, Table
 from thoughtwave.synth import Glare, Optics, Scene, Shadow, render
-from thoughtwave.vision.causes import Cause, CellLight, Sharpness, blur_cause, cause_message, cell_sizes, explain
+from thoughtwave.vision.causes import (
+    Cause,
+    CellLight,
+    Sharpness,
+    blur_cause,
+    cause_message,
+    cell_sizes,
+    diagnose,
+    explain,
+)
 from thoughtwave.vision.events import Unreadable, to_json
 from thoughtwave.vision.reading import BoardReading, CellReading, CellState
 from thoughtwave.vision.recognizer import Recognizer
@@ -272,3 +281,14 @@ def test_an_even_inkless_middle_is_shade_and_a_bright_one_is_the_lamps_sheen_wit
 
 def test_a_moved_camera_names_motion_without_measuring():
     assert one_cell(moved=True) == (Cause.MOTION, [])
+
+
+def test_a_hand_like_patch_clipped_white_is_glare_and_one_that_is_not_is_a_hand():
+    # A glossy highlight in a warm lamp's colour reads as hand-like as skin (tuning seed 7, frame 14, no hand in it).
+    unread, covered = np.ones(100, bool), np.ones(100, bool)
+    clipped = np.zeros(100, np.float32)
+    clipped[Cell.parse("E5").index] = 0.5
+    light = CellLight(np.ones(100, np.float32), np.full(100, 200.0, np.float32), clipped, np.ones(100, np.float32))
+    causes = diagnose(unread, covered, np.ones(100, np.float32), light)
+    assert causes[Cell.parse("E5")] is Cause.GLARE
+    assert causes[Cell.parse("E6")] is Cause.HAND
