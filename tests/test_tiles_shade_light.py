@@ -7,7 +7,7 @@ from tilefaces import P, centre, face
 
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.pieces import Colour
-from thoughtwave.vision.cellmeasures import middle_unevenness
+from thoughtwave.vision.cellmeasures import middle_unevenness, paper_by_its_light
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.reading import CellState
 from thoughtwave.vision.tiles import TileReader
@@ -51,3 +51,21 @@ def test_unevenness_is_near_nothing_on_paper_in_any_light_and_large_on_every_til
     assert uneven[paper].max() < 0.5 * TileReader().model.plane_residual_max
     assert uneven[[c.index for c in tiles]].min() > 2 * TileReader().model.plane_residual_max
 
+
+
+def test_paper_is_told_by_the_shape_of_its_light_a_little_above_the_boards_white_but_never_a_washed_tile():
+    model = TileReader().model
+    flat_spread, ink_spread = np.float32(1.05), np.float32(3.0)
+
+    def paper(spread, uneven, light, tinged=0.0, faint=False):
+        one = [np.full(1, v, np.float32) for v in (spread, tinged, uneven, light)]
+        return bool(paper_by_its_light(one[0], np.full(1, faint), one[1], one[2], one[3], model)[0])
+
+    assert paper(flat_spread, 0.02, 0.6)                 # deep, even shade
+    assert paper(ink_spread, 0.03, 0.8)                  # across a shadow's soft edge: uneven in range, a plane in log
+    assert paper(flat_spread, 0.02, 0.8, tinged=0.1)     # tinted light: a plane in each channel
+    assert not paper(flat_spread, 0.1, 0.8, tinged=0.1)  # flat but tinged and no plane: a tile washed pale
+    assert paper(flat_spread, 0.02, 1.2)                 # a lamp's even sheen over paper, unclipped (tuning seed 7)
+    assert not paper(flat_spread, 0.04, 1.2)             # ... where a tile washed to a sixth of its contrast would be
+    assert not paper(flat_spread, 0.02, 1.4)             # ... and far above the board's white, a washed tile may be
+    assert not paper(ink_spread, 0.1, 0.8)               # ink, however lit

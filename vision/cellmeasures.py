@@ -5,12 +5,16 @@ each other (overlaps, footprints)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.tileframe import in_tile_frames
+
+if TYPE_CHECKING:
+    from thoughtwave.vision.tilemodel import ColourModel
 
 #: The middle of a cell (shares of a cell) where occupancy is judged: a tile covers it however it was laid.
 MIDDLE = (0.18, 0.82)
@@ -151,3 +155,32 @@ def middle_unevenness(grid: np.ndarray, geometry: GridGeometry) -> np.ndarray:
     block = np.log(samples + 4.0).reshape(10, n, 10, n, 3).transpose(0, 2, 4, 1, 3).reshape(300, n * n)
     rest = block @ _RESIDUAL.T
     return np.sqrt((rest * rest).mean(axis=1)).reshape(100, 3).max(axis=1)
+
+
+#: Paper in shadow reads empty by its even middle only where its light (a share of the board's white) is below this ...
+FLAT_LIGHT_MAX = 1.1
+#: ... and paper in even light brighter than that (a lamp's broad sheen) only below this, by its plane alone.
+BRIGHT_FLAT_LIGHT_MAX = 1.25
+
+
+def paper_by_its_light(spreads: np.ndarray, faint: np.ndarray, tinged: np.ndarray, uneven: np.ndarray,
+                       light: np.ndarray, model: ColourModel) -> np.ndarray:
+    """(100,) cells whose middle is paper by the shape of its light alone, where the white estimate (which cannot
+    follow a shadow inside a cell) left it too dark or too bright to count as paper: ``spreads`` (``middle_spread``),
+    ``faint`` (no hub stands out of a body), ``tinged`` (share of the middle coloured), ``uneven``
+    (``middle_unevenness``) and ``light`` (the cell's white as a share of the board's). The caller still wants the
+    middle unclipped and free of hand and glare.
+
+    Paper in a soft shadow ranges little from bright to dark whatever the shadow's depth, while any ink spans a ratio
+    of several. A tile washed pale by a reflection is flat too, but keeps a tinge of its ink: paper in shadow is flat
+    and colourless (no pixel of its middle coloured). A little less flat is paper too where no hub stands out of a body
+    (a black tile's does by 0.35 at least, however blurred, shaded or lit by a sheen); so is a middle near a plane in
+    the log of each channel (light on paper, tinted or across a shadow's soft edge; never ink). Paper in shadow is never
+    lit above the board's white: a flat middle in a lamp's sheen may be a black tile washed pale. Yet a sheen that
+    washes ink to a few percent of its contrast lifts the cell far above the board's white and clips it; up to a
+    quarter above it, unclipped, a tile keeps several times the unevenness of paper, so a middle very near a plane
+    there is paper (visible tiles of the tuning sets measure 0.099 and more at any light; the limit is 0.03).
+    """
+    even = ((spreads < model.flat_spread_max) | ((spreads < model.patternless_spread_max) & faint)) & (tinged == 0)
+    shaded = (even | (uneven < model.plane_residual_max)) & (light < FLAT_LIGHT_MAX)
+    return shaded | ((uneven < model.bright_plane_max) & (light < BRIGHT_FLAT_LIGHT_MAX))

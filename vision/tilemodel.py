@@ -34,7 +34,8 @@ class ColourModel:
     flat_spread_max: float = 1.2   # ... or a middle this even (bright end over dark end): paper in shadow
     patternless_spread_max: float = 1.45  # ... or this even where no hub stands out of a body ...
     hub_faint: float = 0.2         # ... by more than this (hub minus body cream level)
-    plane_residual_max: float = 0.06  # ... or a middle this near a plane in log light (each channel): paper in shade
+    plane_residual_max: float = 0.04  # ... or a middle this near a plane in log light (each channel): paper in shade
+    bright_plane_max: float = 0.03  # ... and this near it in even light above the board's white: paper in a sheen
     hand_min_cells: float = 1.2    # a hand-like blob covers at least this many cells' area
     other_max: float = 0.08        # share of hand-like pixels a cell may hold and still be read
     arm_margin: float = 0.22       # each arm's scaled cream level must be this far from 0.5 (x2)

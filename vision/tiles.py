@@ -38,6 +38,7 @@ from thoughtwave.vision.cellmeasures import (
     middle_spread,
     middle_unevenness,
     overlapping,
+    paper_by_its_light,
     washed_whole,
 )
 from thoughtwave.vision.channels import brightest, darkest, hue_field
@@ -75,8 +76,6 @@ WASHED_BEYOND_HUB = 0.25
 POSE_DOUBT_TILE, POSE_DOUBT_ANY = 0.2, 0.5
 #: Share of dark ink no tile explains, just beyond a tile's side, that may be a hand's over the wave's end.
 BEYOND_DARK = 0.5
-#: Paper in shadow reads empty by its even middle only where its light (a share of the board's white) is below this.
-FLAT_LIGHT_MAX = 1.1
 
 
 # -- the reader ----------------------------------------------------------------------------------
@@ -418,16 +417,11 @@ class TileReader:
         # shadow inside a cell, so it counts as not paper above. Yet its middle ranges little from bright to dark
         # whatever the shadow's depth, while any ink spans a ratio of several: such a middle, unclipped, is empty.
         spreads = middle_spread(dark, self.geometry)
-        # A tile washed pale by a reflection is flat too, but keeps a tinge of its ink: paper in shadow is flat and
-        # colourless (no pixel of its middle coloured). A little less flat is paper too where no hub stands out of a
-        # body (a black tile's does by 0.35 at least, however blurred, shaded or lit by a sheen); so is a middle near a
-        # plane in the log of each channel (light on paper, tinted or across a shadow's soft edge; never ink). Paper in
-        # shadow is never lit above the board's white: a flat middle in a lamp's sheen is a black tile washed pale.
+        # Paper in shade, or in even light a little above the board's white, by the shape of its light alone.
         tinged = self._cell_shares(self._coloured, *MIDDLE)
         faint = (contrast < mdl.hub_faint) & kept[:, col["body"]]          # a washed-out body shows no hub
-        even = ((spreads < mdl.flat_spread_max) | ((spreads < mdl.patternless_spread_max) & faint)) & (tinged == 0)
-        plane = middle_unevenness(grid, self.geometry) < mdl.plane_residual_max
-        flat = (even | plane) & (light < FLAT_LIGHT_MAX) & (middle_washed == 0) & clean & ~tile_ok & ~empty
+        flat = paper_by_its_light(spreads, faint, tinged, middle_unevenness(grid, self.geometry), light, mdl)
+        flat &= (middle_washed == 0) & clean & ~tile_ok & ~empty
         empty |= flat
         state = np.where(tile_ok, 1, np.where(empty & ~occluded, 0, 2))
         # A pose that may be off by a fifth of a cell puts an arm's inner half on the hub: no tile is read there.
