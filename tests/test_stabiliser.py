@@ -294,3 +294,17 @@ def test_a_board_that_never_changes_is_accepted_once_whatever_passes_over_it(spe
     assert len(accepted) == 1
     assert {c: r.label() for c, r in accepted[0].cells.items() if r.state is CellState.TILE} == {
         E5: "red ew", F5: "black ns"}
+
+
+def test_a_pale_hand_resting_long_over_tiles_never_takes_them_off():
+    # A hand of pale skin in warm light reads as paper where it covers tiles, and leaves the cells at its rim
+    # unreadable (tuning seed 7, frames 36, 45, 60, 72). Resting past the blind patience, its tiles are not gone.
+    st = Stabiliser(stable_seconds=0.4, blind_patience=2.0)
+    tiles = {Cell.parse(n): RED_EW for n in ("E5", "F5", "G5")}
+    settle(st, board(tiles))
+    rim = [Cell.parse(n) for n in ("D4", "E4", "F4", "G4", "H4", "D6", "H6")]
+    accepted = settle(st, board(unreadable=rim), seconds=4.0, t0=1.0)     # the tiles under it read empty
+    assert all(view.cells[c].state is not CellState.EMPTY for _, view in accepted for c in tiles)
+    # Once it has gone, a tile that was really taken off is seen gone.
+    gone = settle(st, board({Cell.parse("E5"): RED_EW, Cell.parse("F5"): RED_EW}), seconds=1.0, t0=5.0)
+    assert gone and gone[-1][1].cells[Cell.parse("G5")].state is CellState.EMPTY

@@ -113,7 +113,8 @@ class Stabiliser:
     picture's spread) above which the picture is moving. The board counts as covered when the reader
     marks at least ``occluded_min`` cells occluded (fewer are only unreadable: a hand covers many), or
     when ``many_unreadable`` more cells than in the last steady view are unreadable (for at most
-    ``blind_patience`` seconds, after which they are just unreadable).
+    ``blind_patience`` seconds, after which they are just unreadable). While that many more cells are unreadable than
+    in the last view seen clearly, no tile of that view is taken as gone: a hand of pale skin reads as paper.
 
     A cell is decided by the frames of the current quiet spell (the last ``window_seconds`` of it): an
     unreadable frame is no vote; the readable votes must agree (``agreement`` share) and number at
@@ -139,6 +140,7 @@ class Stabiliser:
         self.status = NO_BOARD
         self.accepted: StableBoard | None = None
         self._accepted_codes: np.ndarray | None = None
+        self._clear_codes: np.ndarray | None = None     # the last view accepted while not many cells were unreadable
         self._quiet_since: float | None = None
         self._window: deque[tuple[float, np.ndarray, BoardReading]] = deque()
         self._previous_signature: np.ndarray | None = None
@@ -175,6 +177,12 @@ class Stabiliser:
             self._previous_signature = self._normalise(image_signature)
             return None
         self._hand_since = None
+        clear = self._clear_codes
+        if clear is not None and (codes == _UNREADABLE).sum() - (clear == _UNREADABLE).sum() >= self.many_unreadable:
+            # Many cells unreadable for longer than ``blind_patience``: something may still cover the board, and a
+            # hand of pale skin reads as empty paper between the cells it leaves unreadable. No tile of the last view
+            # seen clearly is taken as gone then (once the cells read again, one taken off is seen gone).
+            codes[(clear > _UNREADABLE) & (codes == _EMPTY)] = _UNREADABLE
         signature = self._normalise(image_signature)
         if self._moving(signature):
             self._disturbed(SETTLING)
@@ -268,6 +276,8 @@ class Stabiliser:
                   if (cause := self._cause(c, codes[:, c.index])) is not None}
         self.accepted = StableBoard(t, cells, changed, causes)
         self._accepted_codes = np.fromiter((_code(cells[c]) for c in CELLS), np.int16, len(CELLS))
+        if self._blind_since is None:
+            self._clear_codes = self._accepted_codes
         return self.accepted
 
     def _cause(self, cell: Cell, codes: np.ndarray) -> Cause | None:
