@@ -26,6 +26,7 @@ import argparse
 import json
 import math
 import os
+import platform
 import sys
 import tempfile
 import time
@@ -37,7 +38,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
+from engine import cpu_model  # noqa: E402  (bench/engine.py: the machine line every bench prints)
 from thoughtwave.engine.cells import CELLS  # noqa: E402
 from thoughtwave.synth import Scene, render  # noqa: E402
 from thoughtwave.synth.camera import Projector, line_kernel, noisy, undistorted  # noqa: E402
@@ -335,6 +338,29 @@ def score(folder: Path) -> list[str]:
     return lines + [""] + [f"- {e}" for e in (wrong_examples[:20] + hidden_wrong[:20])]
 
 
+def cost(folder: Path, count: int | None = None, rounds: int = 3) -> list[str]:
+    """CPU time of one read of each frame (best of ``rounds``, a fresh recogniser each time, one thread): comparable
+    between two readers run one after the other on a busy machine, unlike the wall time ``score`` reports."""
+    paths = sorted(folder.glob("frame-*.png"))[:count]
+    frames = [frame for frame in (cv2.imread(str(p)) for p in paths) if frame is not None and not _blank(frame)]
+    if not frames:
+        raise SystemExit(f"{folder}: no frames to read")
+    best = []
+    for frame in frames:
+        times = []
+        for _ in range(rounds):
+            recognizer = Recognizer()
+            started = time.process_time()
+            recognizer.read(frame)
+            times.append(time.process_time() - started)
+        best.append(1e3 * min(times))
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    return [f"CPU time a read over {len(frames)} frames of {folder} (best of {rounds}, one thread): median "
+            f"{np.median(best):.1f} ms, mean {np.mean(best):.1f} ms, p95 {np.percentile(best, 95):.1f} ms",
+            f"{cpu_model()}, {os.cpu_count()} cores, load average {load}, "
+            f"{platform.python_implementation()} {platform.python_version()}, OpenCV {cv2.__version__}"]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -346,11 +372,16 @@ def main(argv: list[str] | None = None) -> int:
     make.add_argument("--resolution", default="960x720")
     judge = sub.add_parser("score", help="score the reader on a rendered set")
     judge.add_argument("folder", type=Path)
+    timing = sub.add_parser("cost", help="CPU time of a read, best of three, on a rendered set")
+    timing.add_argument("folder", type=Path)
+    timing.add_argument("--frames", type=int, default=None, help="the first N frames only")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     if args.command == "render":
         width, height = (int(v) for v in args.resolution.lower().split("x"))
         render_set(args.out, args.count, args.seed, args.spp, (width, height))
+    elif args.command == "cost":
+        print("\n".join(cost(args.folder, args.frames)))
     else:
         print("\n".join(score(args.folder)))
     return 0

@@ -1,0 +1,51 @@
+"""bench/physical_set.py on a folder of frames from the fast synthetic camera: the score counts the cells under the hand
+apart (and what was read there), and the cost is CPU time a read."""
+
+import json
+import sys
+from pathlib import Path
+
+import cv2
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+sys.path.insert(0, str(BENCH))
+
+from physical_set import cost, score  # noqa: E402
+
+from thoughtwave.synth import Scene, render  # noqa: E402
+
+DRAW = {"motion_px": 0.0, "gloss_alpha": 0.3, "window_power": 0.0, "aperture_mm": 0.1}
+
+
+def a_set(folder: Path) -> int:
+    """Two mild frames, the second with a hand; the number of cells the hand covers."""
+    covered = 0
+    for i, hand in enumerate((False, True)):
+        frame, truth = render(Scene.random(4400 + i, level="mild", hand=hand, resolution=(960, 720)))
+        cells = sorted(str(c) for c in truth.occluded_cells)
+        covered += len(cells)
+        cv2.imwrite(str(folder / f"frame-{i:05d}.png"), frame)
+        (folder / f"frame-{i:05d}.json").write_text(json.dumps(
+            {"board": truth.board_state(), "hand": hand, "occluded_cells": cells, "draw": DRAW}))
+    return covered
+
+
+def test_the_score_counts_the_cells_under_the_hand_apart_and_what_was_read_there(tmp_path):
+    covered = a_set(tmp_path)
+    assert covered > 0
+    lines = score(tmp_path)
+    assert lines[0].startswith("Frames 2, board found 2")
+    table = next(line for line in lines if line.startswith("| all |"))
+    assert table.split(" | ")[1] == str(200 - covered)             # the covered cells are not scored ...
+    under = next(line for line in lines if line.startswith("Cells under the hand"))
+    assert under.startswith(f"Cells under the hand (not scored above): {covered}, read anyway as what they are ")
+    anyway, wrongly = (int(part.rsplit(" ", 1)[1]) for part in under.split(", ")[1:])
+    assert anyway + wrongly <= covered                                # ... but what was read there is counted
+    assert sum("(under the hand): read " in line for line in lines) == min(wrongly, 20)   # each named, 20 at most
+
+
+def test_the_cost_is_cpu_time_a_read_with_the_machine(tmp_path):
+    a_set(tmp_path)
+    first, machine = cost(tmp_path, rounds=1)
+    assert first.startswith(f"CPU time a read over 2 frames of {tmp_path} (best of 1, one thread): median ")
+    assert " cores, load average " in machine and "OpenCV" in machine
