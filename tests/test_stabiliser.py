@@ -304,7 +304,10 @@ def test_a_pale_hand_resting_long_over_tiles_never_takes_them_off():
     settle(st, board(tiles))
     rim = [Cell.parse(n) for n in ("D4", "E4", "F4", "G4", "H4", "D6", "H6")]
     accepted = settle(st, board(unreadable=rim), seconds=4.0, t0=1.0)     # the tiles under it read empty
+    # A tile laid elsewhere meanwhile is seen, and the hand's tiles are still not gone.
+    accepted += settle(st, board({Cell.parse("A1"): RED_EW}, unreadable=rim), seconds=2.0, t0=5.0)
+    assert accepted[-1][1].cells[Cell.parse("A1")] == RED_EW
     assert all(view.cells[c].state is not CellState.EMPTY for _, view in accepted for c in tiles)
     # Once it has gone, a tile that was really taken off is seen gone.
-    gone = settle(st, board({Cell.parse("E5"): RED_EW, Cell.parse("F5"): RED_EW}), seconds=1.0, t0=5.0)
+    gone = settle(st, board({Cell.parse(n): RED_EW for n in ("A1", "E5", "F5")}), seconds=2.0, t0=7.0)
     assert gone and gone[-1][1].cells[Cell.parse("G5")].state is CellState.EMPTY

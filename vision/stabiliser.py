@@ -177,12 +177,11 @@ class Stabiliser:
             self._previous_signature = self._normalise(image_signature)
             return None
         self._hand_since = None
-        clear = self._clear_codes
-        if clear is not None and (codes == _UNREADABLE).sum() - (clear == _UNREADABLE).sum() >= self.many_unreadable:
+        if self._blinder(codes):
             # Many cells unreadable for longer than ``blind_patience``: something may still cover the board, and a
             # hand of pale skin reads as empty paper between the cells it leaves unreadable. No tile of the last view
             # seen clearly is taken as gone then (once the cells read again, one taken off is seen gone).
-            codes[(clear > _UNREADABLE) & (codes == _EMPTY)] = _UNREADABLE
+            codes[(self._clear_codes > _UNREADABLE) & (codes == _EMPTY)] = _UNREADABLE
         signature = self._normalise(image_signature)
         if self._moving(signature):
             self._disturbed(SETTLING)
@@ -276,9 +275,16 @@ class Stabiliser:
                   if (cause := self._cause(c, codes[:, c.index])) is not None}
         self.accepted = StableBoard(t, cells, changed, causes)
         self._accepted_codes = np.fromiter((_code(cells[c]) for c in CELLS), np.int16, len(CELLS))
-        if self._blind_since is None:
+        if not self._blinder(self._accepted_codes):
             self._clear_codes = self._accepted_codes
         return self.accepted
+
+    def _blinder(self, codes: np.ndarray) -> bool:
+        """Whether ``many_unreadable`` more cells are unreadable in ``codes`` than in the last view seen clearly."""
+        clear = self._clear_codes
+        if clear is None:
+            return False
+        return int((codes == _UNREADABLE).sum()) - int((clear == _UNREADABLE).sum()) >= self.many_unreadable
 
     def _cause(self, cell: Cell, codes: np.ndarray) -> Cause | None:
         """Why ``cell`` is unreadable: the latest cause a frame of the spell showed; else, or when that said
