@@ -19,10 +19,6 @@ def brightest(image: np.ndarray) -> np.ndarray:
     return cv2.max(cv2.max(b, g), r)
 
 
-#: A local white redder (log red over blue) than the hue field by more than this is left out of the next fit.
-RED_TRIM = 0.05
-
-
 def hue_field(ratio: np.ndarray, luma: np.ndarray, outlier: float) -> np.ndarray:
     """The smooth hue of the paper white across the board (per channel, relative to its brightness): a
     plane fitted, robustly, to the local whites' hues. Light of two colours from two sides follows
@@ -38,16 +34,11 @@ def hue_field(ratio: np.ndarray, luma: np.ndarray, outlier: float) -> np.ndarray
     values = chroma.reshape(-1, 3)
     keep = ((luma[::step, ::step] > 0.55) & (luma[::step, ::step] < 1.6)).ravel()
     coef = np.zeros((3, 3))
-    usable, bright = keep.copy(), (luma[::step, ::step] > 1.0).ravel()
-    for _ in range(4):
+    for _ in range(3):
         if keep.sum() < 12:
             return np.ones_like(ratio)
         coef, *_ = np.linalg.lstsq(design[keep], values[keep], rcond=None)
-        off = values - design @ coef
-        # Skin is redder than white paper in any light, and no brighter: a hand over a third of the board tilts the
-        # first fit toward it, and what is redder than the fit by more than ``RED_TRIM`` and no brighter than the
-        # board's white is left out of the next until only paper is (a lamp's warm highlight, brighter, stays).
-        keep = usable & (np.abs(off) < outlier).all(axis=1) & ((off[:, 2] - off[:, 0] < RED_TRIM) | bright)
+        keep &= (np.abs(values - design @ coef) < outlier).all(axis=1)
     yy, xx = np.mgrid[0:h, 0:w]
     x, y = xx.ravel() / w - 0.5, yy.ravel() / h - 0.5
     full = np.column_stack([np.ones_like(x), x, y]) @ coef

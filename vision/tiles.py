@@ -61,9 +61,6 @@ __all__ = ["ColourModel", "TileReader", "TileReadout"]
 #: A local white whose hue (log per channel) is this far off the board's smooth hue field is left out of
 #: the fit, and one whose channels against that field differ by this factor is no paper (a hand).
 HUE_OUTLIER, HUE_SPREAD = 0.12, 1.15
-#: ... and so is one redder than that field by this factor (red over blue) and no brighter than the board's white:
-#: skin, however pale (a lamp's highlight, brighter, may be as warm).
-SKIN_REDNESS = 1.1
 #: A pixel whose every channel is at least this is washed out (glare, over-exposure): its ink is lost.
 WASHED_LEVEL = 250
 #: ... and so is a rim this wide (share of a cell) around such pixels.
@@ -128,8 +125,8 @@ class TileReader:
         luma = ratio.mean(axis=2)
         self._white_luma = luma           # quarter size: where the light is dim or bright (vision.causes)
         hue = ratio / hue_field(ratio, luma, HUE_OUTLIER)
-        valid = ((luma > 0.55) & (luma < 1.6) & (brightest(hue) < HUE_SPREAD * darkest(hue))
-                 & ((hue[..., 2] < SKIN_REDNESS * hue[..., 0]) | (luma > 1.0))).astype(np.float32)
+        valid = ((luma > 0.55) & (luma < 1.6)
+                 & (brightest(hue) < HUE_SPREAD * darkest(hue))).astype(np.float32)
         if not valid.all():
             # Filled from valid white within about two cells (smooth: done on a quarter-size copy).
             size = (white.shape[1], white.shape[0])
