@@ -304,8 +304,9 @@ def score(folder: Path) -> list[str]:
                 # (an arm of paper-pale skin read as empty paper over a tile): counted apart.
                 under[0] += 1
                 if got is not None and got.state is not CellState.UNREADABLE:
-                    under[1 if got.label() == expected else 2] += 1
-                    if got.label() != expected:
+                    right = got.label() == expected
+                    under[1 if right else 2] += 1
+                    if not right:
                         hidden_wrong.append(f"{path.stem} {cell} (under the hand): read {got.label()}, is {expected}")
                 continue
             if got is None or got.state is CellState.UNREADABLE:

@@ -420,8 +420,9 @@ class TileReader:
         # Paper in shade, or in even light a little above the board's white, by the shape of its light alone.
         tinged = self._cell_shares(self._coloured, *MIDDLE)
         faint = (contrast < mdl.hub_faint) & kept[:, col["body"]]          # a washed-out body shows no hub
-        flat = paper_by_its_light(spreads, faint, tinged, middle_unevenness(grid, self.geometry), light, mdl)
-        flat &= (middle_washed == 0) & clean & ~tile_ok & ~empty
+        flat = (middle_washed == 0) & clean & ~tile_ok & ~empty
+        if flat.any():      # most frames have no such cell: its light's plane is measured only when one is left
+            flat &= paper_by_its_light(spreads, faint, tinged, middle_unevenness(grid, self.geometry), light, mdl)
         empty |= flat
         state = np.where(tile_ok, 1, np.where(empty & ~occluded, 0, 2))
         # A pose that may be off by a fifth of a cell puts an arm's inner half on the hub: no tile is read there.
