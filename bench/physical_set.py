@@ -270,12 +270,42 @@ def render_set(out: Path, count: int, seed: int, spp: int, resolution: tuple[int
     print(file=sys.stderr)
 
 
+def lamp_cover(scene: Scene, radius_mm: float) -> set[str]:
+    """Cells the lamp's sphere hides from the camera (at least ``OCCLUDED_SHARE`` of their middle): a lamp hung
+    between the camera and the board (seed 43, frame 17) shows itself, not the cells behind it."""
+    assert scene.physical is not None
+    lamp = scene.physical.lamp
+    centre = np.array([lamp.position_mm[0], lamp.position_mm[1], -lamp.height_mm])
+    eye = camera_centre(scene.camera)
+    steps = (np.arange(5) - 2) / 4 * 0.6 * scene.layout.cell_mm
+    offsets = np.array([[dx, dy] for dy in steps for dx in steps])
+    cells = np.array([scene.layout.cell_center_mm(c) for c in CELLS])
+    points = (cells[:, None, :] + offsets[None, :, :]).reshape(-1, 2)
+    points = np.column_stack([points, np.zeros(len(points))])
+    ray = points - eye
+    # The point of each sight line nearest the lamp's centre, kept on the segment from the eye to the board.
+    along = np.clip(((centre - eye) @ ray.T) / np.einsum("ij,ij->i", ray, ray), 0.0, 1.0)
+    miss = np.linalg.norm(eye + along[:, None] * ray - centre, axis=1)
+    share = (miss < radius_mm).reshape(len(CELLS), -1).mean(axis=1)
+    return {str(c) for c, s in zip(CELLS, share, strict=True) if s >= OCCLUDED_SHARE}
+
+
+def _scene_of(record: dict, frame: np.ndarray) -> Scene | None:
+    """The scene a frame was rendered from, drawn again from its record (as ``render_set`` drew it); None for a
+    record without one (frames of the fast camera)."""
+    if "scene_seed" not in record:
+        return None
+    h, w = frame.shape[:2]
+    return Scene.random(record["scene_seed"], level=record["level"], physical=True, resolution=(w, h),
+                        hand=record["index"] % 3 == 0)
+
+
 def score(folder: Path) -> list[str]:
     """Right / unreadable / confidently wrong over the visible cells, overall and per disturbance."""
     groups: dict[str, list[int]] = {}
     found, frames, ms = 0, 0, []
     wrong_examples, lost, blank, hidden_wrong = [], [], [], []
-    under = [0, 0, 0]              # cells the hand covers: all, read as what they are, read as what they are not
+    under = [0, 0, 0]              # cells the hand or the lamp hides: all, read as what they are, as what they are not
     causes: dict[str, int] = {}
     for path in sorted(folder.glob("frame-*.json")):
         record = json.loads(path.read_text())
@@ -294,7 +324,9 @@ def score(folder: Path) -> list[str]:
                 "glossy (alpha < 0.15)" if draw["gloss_alpha"] < 0.15 else "matt-ish",
                 "motion blur" if draw["motion_px"] >= 1 else "still", "window light" if draw["window_power"] > 0.15
                 else "lamp only", "shallow focus (aperture > 0.8 mm)" if draw["aperture_mm"] > 0.8 else "deep focus"]
-        covered = set(record["occluded_cells"])
+        scene = _scene_of(record, frame)
+        lamp = set() if scene is None else lamp_cover(scene, draw["lamp_radius"])
+        covered = set(record["occluded_cells"]) | lamp
         tally = [0, 0, 0]          # right, unreadable, wrong
         for cell in CELLS:
             got = reading.get(cell) if reading.board_found else None
@@ -302,12 +334,13 @@ def score(folder: Path) -> list[str]:
             if str(cell) in covered:
                 # Not scored, yet a hidden cell read as something it is not is a confident misread all the same
                 # (an arm of paper-pale skin read as empty paper over a tile): counted apart.
+                where = "behind the lamp" if str(cell) in lamp else "under the hand"
                 under[0] += 1
                 if got is not None and got.state is not CellState.UNREADABLE:
                     right = got.label() == expected
                     under[1 if right else 2] += 1
                     if not right:
-                        hidden_wrong.append(f"{path.stem} {cell} (under the hand): read {got.label()}, is {expected}")
+                        hidden_wrong.append(f"{path.stem} {cell} ({where}): read {got.label()}, is {expected}")
                 continue
             if got is None or got.state is CellState.UNREADABLE:
                 tally[1] += 1
@@ -334,7 +367,8 @@ def score(folder: Path) -> list[str]:
               f"({', '.join(f'{k} {v}' for k, v in named)})",
               f"Boards lost ({len(lost)}): {', '.join(lost) if lost else 'none'}",
               f"Black frames, nothing in view, not scored ({len(blank)}): {', '.join(blank) if blank else 'none'}",
-              f"Cells under the hand (not scored above): {under[0]}, read anyway as what they are {under[1]}, "
+              f"Cells under the hand or behind the lamp (not scored above): {under[0]}, read anyway as what they "
+              f"are {under[1]}, "
               f"read as what they are not {under[2]}"]
     return lines + [""] + [f"- {e}" for e in (wrong_examples[:20] + hidden_wrong[:20])]
 

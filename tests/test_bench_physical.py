@@ -3,16 +3,20 @@ apart (and what was read there), and the cost is CPU time a read."""
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))
 
-from physical_set import cost, score  # noqa: E402
+from physical_set import cost, lamp_cover, score  # noqa: E402
 
+from thoughtwave.engine.cells import Cell  # noqa: E402
 from thoughtwave.synth import Scene, render  # noqa: E402
+from thoughtwave.synth.physical import Lamp, camera_centre  # noqa: E402
 
 DRAW = {"motion_px": 0.0, "gloss_alpha": 0.3, "window_power": 0.0, "aperture_mm": 0.1}
 
@@ -38,7 +42,8 @@ def test_the_score_counts_the_cells_under_the_hand_apart_and_what_was_read_there
     table = next(line for line in lines if line.startswith("| all |"))
     assert table.split(" | ")[1] == str(200 - covered)             # the covered cells are not scored ...
     under = next(line for line in lines if line.startswith("Cells under the hand"))
-    assert under.startswith(f"Cells under the hand (not scored above): {covered}, read anyway as what they are ")
+    assert under.startswith(f"Cells under the hand or behind the lamp (not scored above): {covered}, read anyway as "
+                            "what they are ")
     anyway, wrongly = (int(part.rsplit(" ", 1)[1]) for part in under.split(", ")[1:])
     assert anyway + wrongly <= covered                                # ... but what was read there is counted
     assert sum("(under the hand): read " in line for line in lines) == min(wrongly, 20)   # each named, 20 at most
@@ -49,3 +54,15 @@ def test_the_cost_is_cpu_time_a_read_with_the_machine(tmp_path):
     first, machine = cost(tmp_path, rounds=1)
     assert first.startswith(f"CPU time a read over 2 frames of {tmp_path} (best of 1, one thread): median ")
     assert " cores, load average " in machine and "OpenCV" in machine
+
+
+def test_the_cells_behind_a_lamp_hung_between_the_camera_and_the_board_are_hidden():
+    scene = Scene.random(4402, level="mild", physical=True, resolution=(960, 720))
+    assert lamp_cover(scene, 40.0) == set()                          # the lamp beside the board hides nothing
+    # Hung halfway down the sight line from the camera to E5's middle.
+    middle = (camera_centre(scene.camera) + np.array([*scene.layout.cell_center_mm(Cell.parse("E5")), 0.0])) / 2
+    lamp = Lamp((float(middle[0]), float(middle[1])), float(-middle[2]))
+    hung = replace(scene, physical=replace(scene.physical, lamp=lamp))
+    hidden = lamp_cover(hung, 40.0)
+    assert "E5" in hidden and 1 < len(hidden) < 100                   # the cells behind it, not the whole board
+    assert lamp_cover(hung, 1.0) == set()                             # a small bulb hides no cell's middle

@@ -292,3 +292,18 @@ def test_a_hand_like_patch_clipped_white_is_glare_and_one_that_is_not_is_a_hand(
     causes = diagnose(unread, covered, np.ones(100, np.float32), light)
     assert causes[Cell.parse("E5")] is Cause.GLARE
     assert causes[Cell.parse("E6")] is Cause.HAND
+
+
+def test_a_picture_dark_all_over_is_dim_light_not_a_hand_but_a_bright_cover_in_it_is_still_covered():
+    # An underexposed picture (a bright lamp in view, path-traced seed 43 frame 17) looks hand-covered everywhere to
+    # the occlusion test; the lamp's own bright disc over some cells still covers them (seed 47, frame 199).
+    unread, covered = np.ones(100, bool), np.ones(100, bool)
+    paper = np.full(100, 20.0, np.float32)
+    paper[Cell.parse("E5").index] = 230.0
+    light = CellLight(np.ones(100, np.float32), paper, np.zeros(100, np.float32), np.ones(100, np.float32))
+    causes = diagnose(unread, covered, np.ones(100, np.float32), light)
+    assert causes[Cell.parse("E6")] is Cause.SHADOW
+    assert causes[Cell.parse("E5")] is Cause.HAND
+    # In a well lit picture a dark covered cell is a hand, as before.
+    paper[:50] = 200.0
+    assert diagnose(unread, covered, np.ones(100, np.float32), light)[Cell.parse("J10")] is Cause.HAND

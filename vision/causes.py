@@ -171,6 +171,9 @@ def diagnose(unreadable: np.ndarray, occluded: np.ndarray, glare: np.ndarray, li
     out: dict[Cell, Cause] = {}
     # A hand covers cells in part beyond those it hides, and shades the ones beside them.
     beside = cv2.dilate(np.asarray(occluded, np.uint8).reshape(10, 10), np.ones((3, 3), np.uint8)).ravel() > 0
+    # A picture dark all over (a dim room, or a bright lamp in view that the exposure follows) looks like a hand
+    # everywhere to the occlusion test: there the dim light is the cause the players can fix.
+    dim = float(np.median(light.paper)) < DARK_PAPER
     for i in np.flatnonzero(unreadable):
         # Clipped white is glare whatever else (a glossy highlight in a warm lamp's colour looks as hand-like as skin;
         # on tuning seed 7 no cell named hand in a frame with a hand clipped); a cell merely brighter than its
@@ -178,7 +181,7 @@ def diagnose(unreadable: np.ndarray, occluded: np.ndarray, glare: np.ndarray, li
         # the grid, looks blurred: small comes before blur.
         if light.clipped[i] > GLARE_SHARE:
             cause = Cause.GLARE
-        elif occluded[i]:
+        elif occluded[i] and not (dim and light.paper[i] < DARK_PAPER):
             cause = Cause.HAND
         elif light.light[i] < SHADOW_LIGHT or light.paper[i] < DARK_PAPER or light.evenness[i] < SHADOW_EDGE:
             cause = Cause.SHADOW

@@ -1,16 +1,15 @@
 """The board finder: ArUco markers in a camera frame -> the board's pose -> a top-down grid image.
 
-The printed board carries eight ArUco markers (ids 0-7, outside the grid). Every detected marker
-corner is matched to its printed position in millimetres and a homography (board mm -> image px)
-is fitted with RANSAC. Any two markers suffice unless they sit along one side of the board (or one
-centre line): those fix the board along that line but not its tilt across it (a cell or more off on
-the far side), so, like one marker alone, they can only confirm the last good pose. When too few
-markers are seen (a hand over them) the last good pose is reused, as long as the markers still seen
-agree with it, and ``FinderResult.reused`` says so. A pose that differs from the last one by more
-than a quarter of a cell at any grid corner sets ``moved``. When the markers give no pose and no
-earlier one can stand in, the frame may be smeared by a shaken camera: the finder then estimates the
-motion blur, looks for the markers in a deconvolved copy (``vision.deblur``) and says so in
-``FinderResult.motion``; a sharp frame never pays for that.
+The printed board carries eight ArUco markers (ids 0-7, outside the grid). Every detected marker corner is matched
+to its printed position in millimetres and a homography (board mm -> image px) is fitted with RANSAC. Any two
+markers suffice unless they sit along one side of the board (or one centre line): those fix the board along that
+line but not its tilt across it (a cell or more off on the far side), so, like one marker alone, they can only
+confirm the last good pose. When too few markers are seen (a hand over them) the last good pose is reused, as long
+as the markers still seen agree with it, and ``FinderResult.reused`` says so. A pose that differs from the last
+one by more than a quarter of a cell at any grid corner sets ``moved``. When the markers give no pose and no
+earlier one can stand in, the frame may be smeared by a shaken camera: the finder then estimates the motion blur,
+looks for the markers in a deconvolved copy (``vision.deblur``) and says so in ``FinderResult.motion``; a sharp
+frame never pays for that. An underexposed frame (a bright lamp in view) is searched again brightened.
 
 >>> finder = BoardFinder()                                   # doctest: +SKIP
 >>> found = finder.find(frame)                               # doctest: +SKIP
@@ -117,11 +116,12 @@ def _detector_parameters(window_sizes: tuple[int, int, int]) -> cv2.aruco.Detect
     return params
 
 
-#: (min, max, step) adaptive-threshold windows of the quick pass and of the thorough retry.
-QUICK_WINDOWS = (13, 13, 10)
-THOROUGH_WINDOWS = (5, 25, 10)
-#: The thorough retry runs when the quick pass finds fewer markers than this.
-RETRY_BELOW = 4
+#: (min, max, step) adaptive-threshold windows of the quick pass and of the thorough retry, which runs when the
+#: quick pass finds fewer markers than ``RETRY_BELOW``.
+QUICK_WINDOWS, THOROUGH_WINDOWS, RETRY_BELOW = (13, 13, 10), (5, 25, 10), 4
+#: A frame under this median grey with fewer than two markers found is underexposed (a bright lamp in view, a dim
+#: room: markers fainter than the detector's fixed thresholds): it is searched again brightened ``DARK_GAIN`` times.
+DARK_MEDIAN, DARK_GAIN = 48, 6.0
 #: A search for motion blur that found no board (0.1-1.5 s on a cluttered frame) is not tried again for this
 #: many frames: a table with no board on it must not slow every frame down.
 SMEAR_PAUSE_FRAMES = 4
@@ -185,6 +185,8 @@ class BoardFinder:
         found = self._detect(self._quick, small, scale)
         if len(found) < RETRY_BELOW:
             found = {**found, **self._detect(self._thorough, small, scale)}
+        if len(found) < 2 and float(np.median(small)) < DARK_MEDIAN:   # underexposed: see DARK_MEDIAN
+            found = {**found, **self._detect(self._thorough, cv2.convertScaleAbs(small, alpha=DARK_GAIN), scale)}
         if found and scale < 1.0:
             self._refine(grey, found, scale)
         return found
@@ -354,11 +356,8 @@ class BoardFinder:
         quad = pose.project(self._grid_corners_mm())
         edges = np.roll(quad, -1, axis=0) - quad
         cross = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
-        if not (np.all(cross > 0) or np.all(cross < 0)):
-            return False
-        if np.all(cross < 0):
-            return False  # mirrored: seen from below, or a fit gone wrong
-        return bool(np.min(np.linalg.norm(edges, axis=1)) >= 10 * 6)
+        # Turning one way all round (all negative: mirrored, seen from below or a fit gone wrong).
+        return bool(np.all(cross > 0) and np.min(np.linalg.norm(edges, axis=1)) >= 10 * 6)
 
     def cell_px(self, pose: BoardPose) -> float:
         """The mean side of a cell in image pixels under ``pose``."""
