@@ -1,6 +1,7 @@
 """Light that falls unevenly across paper without ink: a hand's shadow whose edge runs through a cell's middle, tinted
 by another light, reads empty, while tiles in the same light never do."""
 
+import cv2
 import numpy as np
 from test_tiles import grid_image
 from tilefaces import P, centre, face
@@ -69,3 +70,29 @@ def test_paper_is_told_by_the_shape_of_its_light_a_little_above_the_boards_white
     assert not paper(flat_spread, 0.04, 1.2)             # ... where a tile washed to a sixth of its contrast would be
     assert not paper(flat_spread, 0.02, 1.4)             # ... and far above the board's white, a washed tile may be
     assert not paper(ink_spread, 0.1, 0.8)               # ink, however lit
+
+
+def lamp_shadow(grid: np.ndarray, corners: tuple[str, str], depth: float, tint: tuple[float, float, float],
+                soft: float) -> np.ndarray:
+    """The lamp's shadow cast by a hand over the cells from one corner to the other (an ellipse through their
+    middles and half a cell beyond), lit there by the window alone: ``depth`` of the light left, of ``tint``."""
+    (x0, y0), (x1, y1) = (centre(Cell.parse(c)) for c in corners)
+    mask = np.zeros(grid.shape[:2], np.float32)
+    axes = (int((x1 - x0) / 2 + P / 2), int((y1 - y0) / 2 + P / 2))
+    cv2.ellipse(mask, (int((x0 + x1) / 2), int((y0 + y1) / 2)), axes, 0, 0, 360, 1.0, -1)
+    mask = cv2.GaussianBlur(mask, (0, 0), soft)[..., None]
+    light = 1.0 - mask * (1.0 - depth * np.asarray(tint, np.float32)[None, None, :])
+    return np.clip(grid.astype(np.float32) * light, 0, 255).astype(np.uint8)
+
+
+def test_paper_in_a_hands_shadow_lit_by_a_cooler_window_is_paper_not_a_hand():
+    # Tuning seed 43, frame 51: the lamp's shadow of a hand, lit by the window alone, is bluer than the paper around
+    # it and was taken for a hand (every cell in it unreadable, "something covers"). Skin is never bluer than paper.
+    tiles = {Cell.parse(n): (c, p) for n, c, p in (("E4", Colour.BLACK, "nw"), ("F5", Colour.RED, "ne"),
+                                                   ("D6", Colour.BLACK, "ns"))}
+    grid = grid_image({cell: face(c, p) for cell, (c, p) in tiles.items()})
+    inside = [Cell(r, c) for r in range(3, 8) for c in range(3, 7) if Cell(r, c) not in tiles]
+    for depth in (0.5, 0.65):
+        cells = TileReader().read(lamp_shadow(grid, ("D4", "G8"), depth, (1.15, 1.0, 0.85), 0.3 * P)).cells()
+        assert [c for c in inside if cells[c].state is not CellState.EMPTY] == [], depth
+        assert all(cells[c].label() in (f"{k.value} {p}", "unreadable") for c, (k, p) in tiles.items()), depth

@@ -20,6 +20,8 @@ class ColourModel:
     light_min: float = 0.85        # min channel above this: paper or cream
     paper_chroma_max: float = 0.14  # max minus min channel above this: not paper or cream
     skin_chroma_min: float = 0.10  # max minus min channel above this (and not red ink): hand-like
+    shade_blue_min: float = 0.03   # ... but blue minus red above this with chroma under shade_chroma_max: shade lit
+    shade_chroma_max: float = 0.2  # ... by a cooler light (a window in a cast shadow of the lamp), not skin
     red_min: float = 0.30          # red minus max(green, blue) above this: red ink
     red_ink_saturation: float = 0.58  # (red - blue) / red above this: red ink too
     dot_red_min: float = 0.06      # corner dots' mean contrast (scaled, against body) above this: red

@@ -177,7 +177,10 @@ class TileReader:
         # Hand-like: not paper, not grey (black ink, however lifted), not saturated red ink. Red ink, however orange
         # the printer made it or lifted by glare, keeps red far above blue (skin: blue is at least half of red).
         red_ink = (redness > mdl.red_min) | (cv2.subtract(r, b) > mdl.red_ink_saturation * r)
-        other = (not_paper & (chroma > mdl.skin_chroma_min) & ~red_ink).view(np.uint8)
+        # Paper in the lamp's cast shadow, lit by the window only, is bluer than the paper white around it: skin is
+        # always redder than paper under one light (tuning seed 43, frame 51: the hand's shadow read as a hand).
+        cool = (cv2.subtract(b, r) > mdl.shade_blue_min) & (chroma < mdl.shade_chroma_max)
+        other = (not_paper & (chroma > mdl.skin_chroma_min) & ~red_ink & ~cool).view(np.uint8)
         # Blurred borders between body and cream look hand-like for a pixel or two; a hand is wider.
         other = cv2.morphologyEx(other, cv2.MORPH_OPEN, self._open_kernel)
         # A hand or arm is a blob of several cells; a tinted patch of ink is at most about one tile.
