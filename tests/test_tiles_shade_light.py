@@ -70,6 +70,9 @@ def test_paper_is_told_by_the_shape_of_its_light_a_little_above_the_boards_white
     assert not paper(flat_spread, 0.04, 1.2)             # ... where a tile washed to a sixth of its contrast would be
     assert not paper(flat_spread, 0.02, 1.4)             # ... and far above the board's white, a washed tile may be
     assert not paper(ink_spread, 0.1, 0.8)               # ink, however lit
+    assert paper(ink_spread, 0.07, 0.6, tinged=0.3)      # deep shade: noise weighs more in the log of dim paper
+    assert not paper(ink_spread, 0.07, 0.85)             # ... not in fair light
+    assert not paper(ink_spread, 0.15, 0.5)              # a tile in deep shade keeps its ink's ratios (0.197 and more)
 
 
 def lamp_shadow(grid: np.ndarray, corners: tuple[str, str], depth: float, tint: tuple[float, float, float],
@@ -96,3 +99,20 @@ def test_paper_in_a_hands_shadow_lit_by_a_cooler_window_is_paper_not_a_hand():
         cells = TileReader().read(lamp_shadow(grid, ("D4", "G8"), depth, (1.15, 1.0, 0.85), 0.3 * P)).cells()
         assert [c for c in inside if cells[c].state is not CellState.EMPTY] == [], depth
         assert all(cells[c].label() in (f"{k.value} {p}", "unreadable") for c, (k, p) in tiles.items()), depth
+
+
+def test_in_deep_noisy_shade_no_cell_is_read_as_what_it_is_not_and_half_the_paper_reads_empty():
+    # Dim paper is noisier in the log, so its plane may be further off there (SHADE_PLANE_LIGHT); tiles in the same
+    # shade keep their ink's ratios and are never taken for paper.
+    tiles = {Cell.parse(n): (c, p) for n, c, p in (("E4", Colour.BLACK, "nw"), ("F5", Colour.RED, "ne"),
+                                                   ("D6", Colour.BLACK, "ns"), ("E7", Colour.RED, "nesw"))}
+    grid = grid_image({cell: face(c, p) for cell, (c, p) in tiles.items()})
+    inside = [Cell(r, c) for r in range(3, 8) for c in range(3, 7) if Cell(r, c) not in tiles]
+    for depth, noise, quality in ((0.3, 3.0, 70), (0.4, 5.0, 85), (0.5, 5.0, 70)):
+        shaded = lamp_shadow(grid, ("D4", "G8"), depth, BLUE_WINDOW, 0.3 * P).astype(np.float32)
+        shaded = np.clip(shaded + np.random.default_rng(3).normal(0, noise, shaded.shape), 0, 255).astype(np.uint8)
+        shaded = cv2.imdecode(cv2.imencode(".jpg", shaded, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
+        cells = TileReader().read(shaded).cells()
+        assert all(cells[c].label() in ("empty", "unreadable") for c in inside), depth
+        assert all(cells[c].label() in (f"{k.value} {p}", "unreadable") for c, (k, p) in tiles.items()), depth
+        assert sum(cells[c].state is CellState.EMPTY for c in inside) >= len(inside) // 2, depth   # 5 of 16 before

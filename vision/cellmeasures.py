@@ -161,6 +161,10 @@ def middle_unevenness(grid: np.ndarray, geometry: GridGeometry) -> np.ndarray:
 FLAT_LIGHT_MAX = 1.1
 #: ... and paper in even light brighter than that (a lamp's broad sheen) only below this, by its plane alone.
 BRIGHT_FLAT_LIGHT_MAX = 1.25
+#: Under this light the plane may be further off (``ColourModel.shade_plane_max``): noise and JPEG weigh more in the log
+#: of dim paper (empty cells of the tuning sets under 0.7: median 0.02-0.044, 90th percentile 0.066-0.08), while tiles
+#: keep their ink's ratios (0.197 and more under 0.8).
+SHADE_PLANE_LIGHT = 0.8
 
 
 def paper_by_its_light(spreads: np.ndarray, faint: np.ndarray, tinged: np.ndarray, uneven: np.ndarray,
@@ -179,8 +183,10 @@ def paper_by_its_light(spreads: np.ndarray, faint: np.ndarray, tinged: np.ndarra
     lit above the board's white: a flat middle in a lamp's sheen may be a black tile washed pale. Yet a sheen that
     washes ink to a few percent of its contrast lifts the cell far above the board's white and clips it; up to a
     quarter above it, unclipped, a tile keeps several times the unevenness of paper, so a middle very near a plane
-    there is paper (visible tiles of the tuning sets measure 0.099 and more at any light; the limit is 0.03).
+    there is paper (visible tiles of the tuning sets measure 0.099 and more at any light; the limit is 0.03). In dim
+    light (``SHADE_PLANE_LIGHT``) noise and JPEG weigh more in the log: the plane may be further off there.
     """
     even = ((spreads < model.flat_spread_max) | ((spreads < model.patternless_spread_max) & faint)) & (tinged == 0)
-    shaded = (even | (uneven < model.plane_residual_max)) & (light < FLAT_LIGHT_MAX)
+    plane = np.where(light < SHADE_PLANE_LIGHT, model.shade_plane_max, model.plane_residual_max)
+    shaded = (even | (uneven < plane)) & (light < FLAT_LIGHT_MAX)
     return shaded | ((uneven < model.bright_plane_max) & (light < BRIGHT_FLAT_LIGHT_MAX))

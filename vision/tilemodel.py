@@ -37,6 +37,7 @@ class ColourModel:
     patternless_spread_max: float = 1.45  # ... or this even where no hub stands out of a body ...
     hub_faint: float = 0.2         # ... by more than this (hub minus body cream level)
     plane_residual_max: float = 0.04  # ... or a middle this near a plane in log light (each channel): paper in shade
+    shade_plane_max: float = 0.09  # ... this near it where the light is dim (noise weighs more in the log)
     bright_plane_max: float = 0.03  # ... and this near it in even light above the board's white: paper in a sheen
     hand_min_cells: float = 1.2    # a hand-like blob covers at least this many cells' area
     other_max: float = 0.08        # share of hand-like pixels a cell may hold and still be read
