@@ -27,8 +27,8 @@ Object.defineProperty(window, "speechSynthesis", {value: {
 """
 
 EXPECTED = {
-    "fr": {"flag": "Retirez la droite noire ns de A6 ; elle est retirée du jeu ; Noir passe son tour",
-           "wins": "Rouge gagne !", "turn": "Rouge a gagné", "said": "Rouge gagne"},
+    "fr": {"flag": "Retirez la droite noire ns de A6 ; elle est retirée du jeu ; Noir passe son tour",
+           "wins": "Rouge gagne !", "turn": "Rouge a gagné", "said": "Rouge gagne"},
     "de": {"flag": "Nehmen Sie die schwarze Gerade ns von A6; der Stein ist aus dem Spiel; Schwarz muss eine "
                    "Runde aussetzen",
            "wins": "Rot gewinnt!", "turn": "Rot hat gewonnen", "said": "Rot gewinnt"},
@@ -103,7 +103,7 @@ def test_the_calibration_page_after_check_in_the_browsers_language(chromium, tmp
     desk = CalibrationDesk(tmp_path / FILE_NAME, 0.4, calibrate=dark_calibration)
     app = create_app(companion, pin="135790", secret_key=load_secret_key(tmp_path), threads=4,
                      config=Config().with_state_dir(tmp_path), desk=desk)
-    words = {"fr": ("Vérifier", "Valider", "ÉCHEC", "netteté", "Échec : netteté, exposition.", "Reflets sur 3 cases"),
+    words = {"fr": ("Vérifier", "Valider", "ÉCHEC", "netteté", "Échec : netteté, exposition.", "Reflets sur 3 cases"),
              "de": ("Prüfen", "Eingeben", "FEHLER", "Schärfe", "Nicht bestanden: Schärfe, Belichtung.",
                     "Spiegelung auf 3 Feldern")}[lang]
     with serving(app, threads=4) as url:

@@ -65,6 +65,13 @@ def test_every_message_has_a_translation_with_the_same_placeholders(lang):
             assert s.count("%%") == ids[0].count("%%"), f"{lang}: the literal % signs of {ids[0]!r} differ"
 
 
+def test_french_sets_a_no_break_space_before_its_high_marks_and_inside_guillemets():
+    # A plain space lets a line break before "!" or ":", which then starts the next line alone (seen on a phone).
+    for m in (m for m in catalog("fr") if m.id):
+        for s in m.string if isinstance(m.string, tuple) else (m.string,):
+            assert not re.search(r" [:;!?]|« | »", s), f"fr: a plain space before a mark or inside « » in {s!r}"
+
+
 def test_the_catalogs_hold_every_message_of_the_sources_and_no_stale_one():
     wanted = source_messages()
     for lang in OTHERS:
@@ -187,7 +194,7 @@ def test_the_state_words_flags_reasons_and_sides_in_the_viewers_language(compani
     en = client.get("/api/state").get_json()
     assert fr["sides"] == {"red": "l'ouest et l'est", "black": "le nord et le sud"} and fr["lang"] == "fr"
     [flag] = fr["flags"]
-    assert flag["message"].startswith("retirez la droite noire ns de F5 ; elle est retirée du jeu ; Noir passe "
+    assert flag["message"].startswith("retirez la droite noire ns de F5 ; elle est retirée du jeu ; Noir passe "
                                       "son tour")
     assert en["flags"][0]["message"].startswith("take the black straight ns off F5")
     # the referee's own fields stay as the CLI prints them, whatever the viewer's language
@@ -300,7 +307,7 @@ def test_play_in_french_keeps_the_record_in_the_notation(tmp_path):
     done = subprocess.run([str(THOUGHTWAVE), "play", "--lang", "fr", "--record", str(record)],
                           input="ew@E5\nblack ns@F5\nquit\n", capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert "Illégal : le bord blanc ouest de ns@F5 touche l'onde de E5 ; la pièce est retirée du jeu" in done.stdout
+    assert "Illégal : le bord blanc ouest de ns@F5 touche l'onde de E5 ; la pièce est retirée du jeu" in done.stdout
     assert "Rouge a posé ew@E5." in done.stdout and "Not a move" not in done.stdout
     english = subprocess.run([str(THOUGHTWAVE), "play", "--lang", "en", "--record", str(tmp_path / "en.txt")],
                              input="ew@E5\nblack ns@F5\nquit\n", capture_output=True, text=True, timeout=60)

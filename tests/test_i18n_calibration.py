@@ -105,10 +105,10 @@ def test_after_a_check_the_french_and_german_calibration_page_shows_no_english(c
     assert focus["status"] == "FAIL" and focus["mark"] == t.pgettext("check", "FAIL") != "FAIL"
     assert focus["measured"] == {"fr": "bords larges de 3,0 px (12 % d'une case)",
                                  "de": "Kanten 3,0 px breit (12 % eines Feldes)"}[lang]
-    assert last["light"]["glare_text"] == {"fr": "Reflets sur 3 cases : A1, B1, J10.",
+    assert last["light"]["glare_text"] == {"fr": "Reflets sur 3 cases : A1, B1, J10.",
                                            "de": "Spiegelung auf 3 Feldern: A1, B1, J10."}[lang]
     assert "A1, B1, J10" in last["light"]["advice"] and "E5, E6" in last["light"]["advice"]
-    assert last["summary"].startswith({"fr": "Échec : netteté, exposition.",
+    assert last["summary"].startswith({"fr": "Échec : netteté, exposition.",
                                        "de": "Nicht bestanden: Schärfe, Belichtung."}[lang])
 
 
@@ -152,8 +152,8 @@ def test_an_advice_naming_many_cells_counts_the_rest_in_each_language():
 
 
 @pytest.mark.parametrize(("lang", "glare", "shadow"), [
-    ("fr", "reflet sur la case E5 : inclinez la lampe ou le plateau",
-     "la case E5 est dans l'ombre : déplacez ce qui fait de l'ombre ou ajoutez de la lumière"),
+    ("fr", "reflet sur la case E5 : inclinez la lampe ou le plateau",
+     "la case E5 est dans l'ombre : déplacez ce qui fait de l'ombre ou ajoutez de la lumière"),
     ("de", "Spiegelung auf Feld E5: kippen Sie die Lampe oder den Spielplan",
      "Feld E5 liegt im Schatten: entfernen Sie, was ihn wirft, oder machen Sie mehr Licht"),
 ])
@@ -176,8 +176,8 @@ def test_an_unreadable_cells_flag_names_its_cause_in_the_viewers_language(lang, 
 @pytest.mark.parametrize(("lang", "level", "name", "save"), [
     ("en", "level: Input should be less than or equal to 1000000", "red must be at most 40 characters",
      "the companion is not reading a camera: there is no profile to change"),
-    ("fr", "niveau : au plus 1000000", "nom de Rouge : 40 caractères au plus",
-     "le compagnon ne lit pas de caméra : il n'y a pas de profil à changer"),
+    ("fr", "niveau : au plus 1000000", "nom de Rouge : 40 caractères au plus",
+     "le compagnon ne lit pas de caméra : il n'y a pas de profil à changer"),
     ("de", "Stufe: höchstens 1000000", "Name von Rot: höchstens 40 Zeichen",
      "der Begleiter liest keine Kamera: es gibt kein Profil zu ändern"),
 ])
@@ -199,7 +199,7 @@ def test_a_refused_request_says_why_in_the_pages_language(companion, tmp_path, l
     assert error("/api/calibrate/save", {}) == save, "the companion reads a scripted game"
     not_json = client.post("/api/undo", data="[1", content_type="application/json", headers=headers)
     assert not_json.get_json()["error"].startswith({"en": "the body must be a JSON object: ",
-                                                    "fr": "le corps de la requête doit être un objet JSON : ",
+                                                    "fr": "le corps de la requête doit être un objet JSON : ",
                                                     "de": "der Inhalt der Anfrage muss ein JSON-Objekt sein: "}[lang])
 
 

@@ -21,8 +21,8 @@ EXPECTED = {
     "en": {"count": "Black's bends: at most 10.", "computer":
            "The computer: the computer plays red or black (or nobody, for two people).",
            "none": "Red's pieces (handicap): a player needs at least one piece.", "cell": "Cell: write it like E5."},
-    "fr": {"count": "courbes de Noir : au plus 10", "computer":
-           "l'ordinateur joue Rouge ou Noir (ou personne, pour deux joueurs)", "cell": "Case : écrivez-la comme E5."},
+    "fr": {"count": "courbes de Noir : au plus 10", "computer":
+           "l'ordinateur joue Rouge ou Noir (ou personne, pour deux joueurs)", "cell": "Case : écrivez-la comme E5."},
     "de": {"count": "Kurven von Schwarz: höchstens 10", "computer":
            "der Computer spielt Rot oder Schwarz (oder niemand, für zwei Personen)",
            "cell": "Feld: schreiben Sie es wie E5."},

@@ -181,3 +181,13 @@ def test_cli_writes_the_pdf_and_says_what_it_wrote(tmp_path, capsys):
     summary = json.loads(capsys.readouterr().out)
     assert summary["pages"] == len(_pdf_pages(out)) and summary["board_sheets"] == 4
     assert _pdf_pages(out)[0][0] == pytest.approx((612.0, 792.0), abs=0.01)
+
+
+def test_the_kit_never_breaks_a_line_at_a_no_break_space():
+    # French sets a no-break space before : ; ! ? so that the mark never starts a line.
+    from thoughtwave.kit.instructions import _wrap
+    text = "Imprimez à 100\u00a0% puis vérifiez avec la règle\u00a0: elle doit mesurer 100\u00a0mm exactement\u00a0!"
+    for width in range(20, 120, 5):
+        lines = _wrap(text, width, 3.0)
+        assert " ".join(lines) == text                                  # every word kept, in order
+        assert not any(line.startswith((":", "!", "%", "mm")) for line in lines), (width, lines)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 
 from reportlab.lib.units import mm as PT_PER_MM
 from reportlab.pdfbase.pdfmetrics import stringWidth
@@ -118,7 +119,8 @@ def _wrap(text: str, width_mm: float, height_mm: float) -> list[str]:
     """``text`` in lines no wider than ``width_mm`` in Helvetica with capitals ``height_mm`` tall."""
     size = height_mm / HELVETICA_CAP_HEIGHT * PT_PER_MM
     lines: list[str] = []
-    for word in text.split():
+    # Whitespace breaks a line, except a no-break space (French sets one before : ; ! ? and inside « »).
+    for word in re.split(r"[^\S\u00a0]+", text.strip()):
         trial = f"{lines[-1]} {word}" if lines else word
         if lines and stringWidth(trial, "Helvetica", size) <= width_mm * PT_PER_MM:
             lines[-1] = trial
