@@ -307,3 +307,14 @@ def test_a_picture_dark_all_over_is_dim_light_not_a_hand_but_a_bright_cover_in_i
     # In a well lit picture a dark covered cell is a hand, as before.
     paper[:50] = 200.0
     assert diagnose(unread, covered, np.ones(100, np.float32), light)[Cell.parse("J10")] is Cause.HAND
+
+
+def test_paper_lit_far_above_the_boards_white_is_glare_even_where_it_looks_like_a_hand():
+    # A warm lamp's broad sheen, 1.4-1.6 times the board's white, looks hand-like (tuning seed 7, frame 89, no hand).
+    unread, covered = np.ones(100, bool), np.ones(100, bool)
+    lights = np.ones(100, np.float32)
+    lights[Cell.parse("E5").index] = 1.45
+    light = CellLight(lights, np.full(100, 200.0, np.float32), np.zeros(100, np.float32), np.ones(100, np.float32))
+    causes = diagnose(unread, covered, np.ones(100, np.float32), light)
+    assert causes[Cell.parse("E5")] is Cause.GLARE
+    assert causes[Cell.parse("E6")] is Cause.HAND

@@ -90,6 +90,9 @@ SOFT_BLUR_WIDTH = 0.12
 SOFT_SPREAD = 2.3
 #: ... and one whose paper is this much brighter than the board's median white lies in the lamp's sheen.
 SHEEN_LIGHT = 1.18
+#: Paper lit this much above the board's white is in a sheen whatever else the cell shows: a hand's own white is never
+#: taken for paper so bright (none of 901 cells under a hand on the tuning sets; 22 cells in a sheen named hand).
+SHEEN_FAR = 1.3
 #: Cells narrower than this in the camera's picture (px) are too small to read surely (calibration's
 #: check wants the same: ``calibration.checks`` takes it from here).
 GOOD_CELL_PX = 28.0
@@ -179,7 +182,7 @@ def diagnose(unreadable: np.ndarray, occluded: np.ndarray, glare: np.ndarray, li
         # on tuning seed 7 no cell named hand in a frame with a hand clipped); a cell merely brighter than its
         # neighbourhood may be the lit side of a shadow's edge, so shadow is judged first. A small cell, warped up to
         # the grid, looks blurred: small comes before blur.
-        if light.clipped[i] > GLARE_SHARE:
+        if light.clipped[i] > GLARE_SHARE or light.light[i] >= SHEEN_FAR:
             cause = Cause.GLARE
         elif occluded[i] and not (dim and light.paper[i] < DARK_PAPER):
             cause = Cause.HAND
