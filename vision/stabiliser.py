@@ -30,14 +30,15 @@ from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import Colour, Piece
 from thoughtwave.vision.causes import Cause
 from thoughtwave.vision.reading import BoardReading, CellReading, CellState
+from thoughtwave.vision.tiles import LIGHT_ONLY_EMPTY
 
 #: What a cell says, confidence aside, as one small integer: 0 empty, 1 unreadable, then tiles.
 _EMPTY, _UNREADABLE = 0, 1
 _NOT_READ = CellReading.unreadable()
-#: An empty reading less sure than this does not take a tile off (the tile reader says 0.6 of paper told by the shape
-#: of its light alone: a hand of pale skin or a grey sleeve over tiles can look so; on tuning seed 7, 19 of the 26
-#: tiles under a hand read empty were, and 3% of the visible empty cells).
-GONE_CONFIDENCE_MIN = 0.65
+#: An empty reading less sure than this does not take a tile off: the tile reader's confidence in paper told by the
+#: shape of its light alone, which a hand of pale skin or a grey sleeve over tiles can show (on tuning seed 7, 19 of the
+#: 26 tiles under a hand read empty were, and 3% of the visible empty cells).
+GONE_CONFIDENCE_MIN = LIGHT_ONLY_EMPTY + 0.05
 
 
 def _codes(reading: BoardReading) -> np.ndarray:

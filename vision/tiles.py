@@ -74,6 +74,8 @@ WASHED_BEYOND_HUB = 0.25
 #: Where the board's pose may misplace a cell by more than this share of a cell (few markers seen, smeared:
 #: ``BoardFinder.cell_doubt``), no tile is read, and nothing at all beyond the second.
 POSE_DOUBT_TILE, POSE_DOUBT_ANY = 0.2, 0.5
+#: The confidence of a cell read empty by the shape of its light alone (``paper_by_its_light``), not as clean paper.
+LIGHT_ONLY_EMPTY = 0.6
 #: Share of dark ink no tile explains, just beyond a tile's side, that may be a hand's over the wave's end.
 BEYOND_DARK = 0.5
 
@@ -434,7 +436,7 @@ class TileReader:
         misplaced = ((state == 1) & (doubt > POSE_DOUBT_TILE)) | (doubt > POSE_DOUBT_ANY)
         state[misplaced | overlaid] = 2
 
-        empty_conf = np.where(flat, 0.6, np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
+        empty_conf = np.where(flat, LIGHT_ONLY_EMPTY, np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
         tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
                                                1 - residual / mdl.residual_max]), 0, 1)
         confidence = np.where(state == 0, empty_conf, np.where(state == 1, 0.5 + 0.5 * tile_conf, 0.0))
