@@ -367,9 +367,8 @@ def score(folder: Path) -> list[str]:
               f"({', '.join(f'{k} {v}' for k, v in named)})",
               f"Boards lost ({len(lost)}): {', '.join(lost) if lost else 'none'}",
               f"Black frames, nothing in view, not scored ({len(blank)}): {', '.join(blank) if blank else 'none'}",
-              f"Cells under the hand or behind the lamp (not scored above): {under[0]}, read anyway as what they "
-              f"are {under[1]}, "
-              f"read as what they are not {under[2]}"]
+              f"Cells under the hand or behind the lamp (not scored above): {under[0]}, "
+              f"read anyway as what they are {under[1]}, read as what they are not {under[2]}"]
     return lines + [""] + [f"- {e}" for e in (wrong_examples[:20] + hidden_wrong[:20])]
 
 

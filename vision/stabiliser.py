@@ -126,8 +126,8 @@ class Stabiliser:
     marks at least ``occluded_min`` cells occluded (fewer are only unreadable: a hand covers many), or
     when ``many_unreadable`` more cells than in the last steady view are unreadable (for at most
     ``blind_patience`` seconds, after which they are just unreadable). While that many more cells are unreadable than
-    in the last view seen clearly, no tile of that view is taken as gone: a hand of pale skin reads as paper. Nor is a
-tile taken off by an empty reading under ``GONE_CONFIDENCE_MIN`` (paper by its light alone, not clean paper).
+    in the last view seen clearly, no tile of that view is taken as gone: a hand of pale skin reads as paper. Nor is
+    a tile taken off by an empty reading under ``GONE_CONFIDENCE_MIN`` (paper by its light alone, not clean paper).
 
     A cell is decided by the frames of the current quiet spell (the last ``window_seconds`` of it): an
     unreadable frame is no vote; the readable votes must agree (``agreement`` share) and number at
