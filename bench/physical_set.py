@@ -47,7 +47,7 @@ from thoughtwave.synth.camera import Projector, line_kernel, noisy, undistorted 
 from thoughtwave.synth.hands import hand_outline_mm  # noqa: E402
 from thoughtwave.synth.light import cast_gains  # noqa: E402
 from thoughtwave.synth.physical import camera_centre  # noqa: E402
-from thoughtwave.synth.render import OCCLUDED_SHARE, _occlusion  # noqa: E402
+from thoughtwave.synth.render import OCCLUDED_SHARE, _occlusion, cell_middle_points  # noqa: E402
 from thoughtwave.vision.artwork import board_image, tile_image  # noqa: E402
 from thoughtwave.vision.reading import CellState  # noqa: E402
 from thoughtwave.vision.recognizer import Recognizer  # noqa: E402
@@ -277,10 +277,7 @@ def lamp_cover(scene: Scene, radius_mm: float) -> set[str]:
     lamp = scene.physical.lamp
     centre = np.array([lamp.position_mm[0], lamp.position_mm[1], -lamp.height_mm])
     eye = camera_centre(scene.camera)
-    steps = (np.arange(5) - 2) / 4 * 0.6 * scene.layout.cell_mm
-    offsets = np.array([[dx, dy] for dy in steps for dx in steps])
-    cells = np.array([scene.layout.cell_center_mm(c) for c in CELLS])
-    points = (cells[:, None, :] + offsets[None, :, :]).reshape(-1, 2)
+    points = cell_middle_points(scene.layout)
     points = np.column_stack([points, np.zeros(len(points))])
     ray = points - eye
     # The point of each sight line nearest the lamp's centre, kept on the segment from the eye to the board.

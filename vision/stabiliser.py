@@ -196,10 +196,10 @@ class Stabiliser:
             # hand of pale skin reads as empty paper between the cells it leaves unreadable. No tile of the last view
             # seen clearly is taken as gone then (once the cells read again, one taken off is seen gone).
             codes[(self._clear_codes > _UNREADABLE) & (codes == _EMPTY)] = _UNREADABLE
-        if self._known_codes is not None:
+        if self._known_codes is not None and (gone := (self._known_codes > _UNREADABLE) & (codes == _EMPTY)).any():
             # An empty reading by the shape of its light alone (paper-pale skin, a grey sleeve) does not take a tile
-            # off that a view last read there: only clean paper does.
-            codes[(self._known_codes > _UNREADABLE) & (codes == _EMPTY) & _unsure_empty(reading)] = _UNREADABLE
+            # off that a view last read there: only clean paper does. (Most frames read no known tile empty.)
+            codes[gone & _unsure_empty(reading)] = _UNREADABLE
         signature = self._normalise(image_signature)
         if self._moving(signature):
             self._disturbed(SETTLING)

@@ -222,17 +222,21 @@ def _board_with_tiles(scene: Scene, ppm: int) -> np.ndarray:
     return texture
 
 
-def _occlusion(layout: BoardLayout, projector: Projector, mask: np.ndarray | None,
-               size: tuple[int, int]) -> dict[Cell, float]:
-    """Share of each cell's central area (middle 60%, 5x5 samples) under the hand; cells it misses are left out."""
-    if mask is None:
-        return {}
-    w, h = size
+def cell_middle_points(layout: BoardLayout) -> np.ndarray:
+    """(100 * 25, 2) board mm points: 5x5 samples over the middle 60% of each cell, cell by cell in ``CELLS`` order."""
     steps = (np.arange(5) - 2) / 4 * 0.6 * layout.cell_mm
     offsets = np.array([[dx, dy] for dy in steps for dx in steps])
     centres = np.array([layout.cell_center_mm(c) for c in CELLS])
-    points = (centres[:, None, :] + offsets[None, :, :]).reshape(-1, 2)
-    px = projector.project(points)
+    return (centres[:, None, :] + offsets[None, :, :]).reshape(-1, 2)
+
+
+def _occlusion(layout: BoardLayout, projector: Projector, mask: np.ndarray | None,
+               size: tuple[int, int]) -> dict[Cell, float]:
+    """Share of each cell's central area (``cell_middle_points``) under the hand; cells it misses are left out."""
+    if mask is None:
+        return {}
+    w, h = size
+    px = projector.project(cell_middle_points(layout))
     inside = np.isfinite(px).all(axis=1)
     xi = np.clip(np.nan_to_num(px[:, 0]).round().astype(int), 0, w - 1)
     yi = np.clip(np.nan_to_num(px[:, 1]).round().astype(int), 0, h - 1)
