@@ -2,9 +2,10 @@
 judged by the connection race (``engine.evaluate``), candidates from the distance maps (``engine.candidates``).
 
 Levels: 1 plays the best evaluated move; 2 checks the best three against the opponent's best replies
-(two plies); 3 deepens ply by ply over the best ``root_beam`` moves until the time (or node) budget
-is spent, and plays the best move of the deepest search (a cut-short iteration counts when it has
-already searched the previous best move). See the ``Computer`` docstring for the measured trials.
+(two plies); 3 deepens ply by ply over the best ``root_beam`` moves (by default six at 1 s, more with more
+time: ``root_width``) until the time (or node) budget is spent, and plays the best move of the deepest
+search (a cut-short iteration counts when it has already searched the previous best move). See the ``Computer``
+docstring for the measured trials.
 
 >>> from thoughtwave.engine import Referee
 >>> referee = Referee()
@@ -34,6 +35,11 @@ from thoughtwave.engine.search import Limits, Search
 #: always ranked, and the rest of the time goes to the deepening (early in a game, on a slow machine, it would not
 #: leave the deepening much).
 ROOT_SHARE = 0.4
+#: Level 3 deepens over ``ROOT_WIDTH`` root moves at 1 s a move or less, and over more with more time: six times the
+#: square root of the seconds (12 at 4 s), at most ``ROOT_WIDTH_MAX``. A node budget counts as ``NODES_A_SECOND``
+#: positions a second (about what this 2-core machine evaluates). Measured at a fixed budget on tuning openings:
+#: 12 root moves at 4x the budget against 6 at 1x scored 64% over 80 games, 6 against 6 54% (README, issue 17).
+ROOT_WIDTH, ROOT_WIDTH_MAX, NODES_A_SECOND = 6, 12, 1500
 
 __all__ = ["Choice", "Computer", "chooser", "greedy_move", "random_move", "win_estimate"]
 _NO_PATH = NO_PATH
@@ -60,9 +66,10 @@ class Computer:
 
     ``level``: 1 the best move by the evaluation alone; 2 checks the best three against the
     opponent's replies (two plies); 3 deepens over the best ``root_beam`` until the budget is spent
-    (at most ``plies`` deep). ``seconds`` is the time a move (None: no clock); ``max_nodes`` caps the
-    positions evaluated (deterministic, for tests). ``seed`` makes the tie-breaking between equal
-    moves repeatable. The tuned knobs: ``beam`` (moves searched deeper per position), ``keep``,
+    (at most ``plies`` deep; None: ``root_width`` of the budget, 6 at 1 s and 12 at 4 s). ``seconds`` is the
+    time a move (None: no clock); ``max_nodes`` caps the positions evaluated (deterministic, for tests).
+    ``seed`` makes the tie-breaking between equal moves repeatable. The tuned knobs: ``beam`` (moves searched
+    deeper per position), ``keep``,
     ``width``, ``lead``, ``own``, ``exact_threats``, ``norm``, ``dead`` (the evaluation's ``Weights``) and ``blocks``
     (placements beside the opponent's connection tried per position; 0: none). ``root_all``: the first
     ply ranks every legal placement, not only the candidates (as the two-ply benchmark searcher does; it
@@ -189,7 +196,7 @@ class Computer:
 
     def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,
                  seed: int | None = None, beam: int = 10, keep: float = 0.1, width: float = 0.1,
-                 root_beam: int = 6, plies: int = 12, blocks: int = 12, lead: float | None = None,
+                 root_beam: int | None = None, plies: int = 12, blocks: int = 12, lead: float | None = None,
                  own: float = 0.0, exact_threats: bool = True, workers: int | None = None,
                  norm: float = 1.0, root_all: bool = False, dead: float = 1.0) -> None:
         if level not in (1, 2, 3):
@@ -232,7 +239,10 @@ class Computer:
         search.limited = True
         limits.deadline = start + self.seconds if self.seconds is not None else math.inf
         if self.level > 1 and not decided(best_value) and len(ranked) > 1:
-            width = self.root_beam if self.level == 3 else max(1, self.root_beam // 2)
+            if self.level == 3:
+                width = root_width(self.seconds, self.max_nodes) if self.root_beam is None else self.root_beam
+            else:
+                width = max(1, (self.root_beam or ROOT_WIDTH) // 2)
             plies = self.plies if self.level == 3 else 2
             moves = [m for _, m in ranked[:width]]
             if self.workers > 1 and self.level == 3:
@@ -248,6 +258,21 @@ class Computer:
                     depth, best_value, best_move = ref_moves[-1]
         score = win_estimate(best_value + evaluator.offset(ref))
         return Choice(best_move, mover, score, best_value, depth, search.nodes)
+
+
+def root_width(seconds: float | None, max_nodes: int | None) -> int:
+    """The root moves level 3 deepens over for a move's budget (``ROOT_WIDTH`` up to 1 s, more with more time).
+
+    >>> [root_width(1.0, None), root_width(4.0, None), root_width(2.0, None), root_width(None, 6000)]
+    [6, 12, 8, 12]
+    >>> root_width(None, None), root_width(0.2, None), root_width(30.0, None)
+    (6, 6, 12)
+    """
+    budgets = [b for b in (seconds, None if max_nodes is None else max_nodes / NODES_A_SECOND) if b is not None]
+    if not budgets:
+        return ROOT_WIDTH
+    grown = round(ROOT_WIDTH * math.sqrt(max(0.0, min(budgets))))
+    return max(ROOT_WIDTH, min(ROOT_WIDTH_MAX, grown))
 
 
 # ---- simple players to measure against (bench/ai.py, tests) ----------------------------------------

@@ -297,6 +297,28 @@ def test_a_bigger_budget_searches_deeper():
     assert large.depth > small.depth >= 2
 
 
+@pytest.mark.parametrize(("budget", "width"), [({"seconds": None, "max_nodes": 1500}, 6),
+                                               ({"seconds": None, "max_nodes": 6000}, 12),
+                                               ({"seconds": None, "max_nodes": 6000, "root_beam": 5}, 5)])
+def test_more_time_deepens_over_more_root_moves(monkeypatch, budget, width):
+    """Issue 17: four times the budget goes partly into width (12 root moves, not 6); 1 s is as it was."""
+    import thoughtwave.engine.ai as ai
+
+    searched: list[int] = []
+
+    def spy(search, moves, plies):
+        searched.append(len(moves))
+        return []
+
+    monkeypatch.setattr(ai, "deepen_with", spy)
+    referee = Referee()
+    rng = random.Random(5)
+    for _ in range(10):
+        referee.attempt(greedy_move(referee, rng))
+    assert Computer(seed=1, workers=1, **budget).choose(referee) is not None
+    assert searched == [width]
+
+
 def test_two_search_processes_give_a_legal_move_and_take_a_win():
     referee = Referee()
     rng = random.Random(5)
