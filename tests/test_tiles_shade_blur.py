@@ -228,3 +228,26 @@ def test_a_finger_over_the_end_of_a_wave_beside_a_hand_is_doubt_not_a_missing_ar
     grid = grid_image({tile: face(Colour.BLACK, "ew")})
     cv2.rectangle(grid, (x + P, y - 2 * P), (x + 3 * P, y + 2 * P), (120, 150, 200), -1)
     assert TileReader().read(grid).cells()[tile].label() == "black ew"
+
+
+def shadow_spot(grid: np.ndarray, x: float, y: float, radius: float, depth: float) -> np.ndarray:
+    """A small round shadow (a finger's) centred at (x, y), ``depth`` of the light left, lit a little bluer."""
+    yy, xx = np.mgrid[0:grid.shape[0], 0:grid.shape[1]].astype(np.float32)
+    inside = 1.0 / (1.0 + np.exp(np.clip((np.hypot(xx - x, yy - y) - radius) / 3.0, -50, 50)))
+    light = 1.0 - inside[..., None] * (1.0 - depth * np.array([1.05, 1.0, 0.95], np.float32))
+    return np.clip(grid.astype(np.float32) * light, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("depth", [0.2, 0.3, 0.4])
+def test_a_red_tiles_wave_end_in_a_shadow_is_doubt_as_its_blank_sides_are_red(depth):
+    # Seed 53, frames 60 and 84: a blurred red tile whose wave's end lies in a finger's shadow read as a blank
+    # arm (the outer half dark, the inner one lit by the hub's bleeding cream). Blank sides of a red tile are red.
+    tile = Cell.parse("E5")
+    x, y = centre(tile)
+    grid = cv2.GaussianBlur(grid_image({tile: face(Colour.RED, "ne")}), (0, 0), 2.5)
+    readout = TileReader().read(shadow_spot(grid, x, y - 0.5 * P, 0.3 * P, depth))
+    assert readout.cells()[tile].state is CellState.UNREADABLE          # not "red e"
+    assert readout.causes[tile] is Cause.SHADOW
+    assert TileReader().read(grid).cells()[tile].label() == "red ne"
+    # A shadow as deep beside the tile, over paper, leaves it read.
+    assert TileReader().read(shadow_spot(grid, x, y - 0.9 * P, 0.3 * P, depth)).cells()[tile].label() == "red ne"

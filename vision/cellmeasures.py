@@ -119,6 +119,22 @@ def beyond_edges(mask: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.nda
     return in_tile_frames(mask.astype(np.float32), cx, cy, angle, u, v).mean(axis=(2, 3))
 
 
+def cell_shade(luma: np.ndarray, geometry: GridGeometry) -> tuple[np.ndarray, np.ndarray]:
+    """(100,) each cell's light from ``luma``, the paper white's brightness at quarter size as a share of the board's
+    median white (``TileReader.normalise``): the dimmest paper white around its middle, and the dimmest light across
+    the cell and its rim against the brightest (low where a shadow's edge crosses it)."""
+    p, m = geometry.px_per_cell, geometry.margin_px
+    q = p / 4
+    centres = (m / 4 + (np.arange(10) + 0.5) * q).astype(int)
+    at = np.ix_(centres, centres)
+    # The dimmest light around each cell's middle (3x3 quarter-size pixels: most of the middle), and
+    # how much the light changes across the cell and its rim (5x5: a shadow's edge runs through it).
+    box = cv2.erode(luma, np.ones((3, 3), np.uint8))[at].ravel()
+    five = np.ones((5, 5), np.uint8)
+    edge = (cv2.erode(luma, five)[at] / np.maximum(cv2.dilate(luma, five)[at], 1e-3)).ravel()
+    return box.astype(np.float32), edge.astype(np.float32)
+
+
 def facing(cells: np.ndarray) -> np.ndarray:
     """(100, 4) whether the neighbour of each cell across its n, e, s, w side is one of ``cells`` ((100,) bool; off the
     board: no)."""

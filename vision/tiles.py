@@ -18,8 +18,8 @@ Everything is computed on whole arrays (the 100 cells at once); the steps are:
    four cream corner dots red tiles carry, each against its own ring of body); the patch must then match the ideal
    picture of what was read. Any small margin or any disagreement gives ``unreadable``, never a guess.
 5. Occlusion: pixels that are neither paper/cream nor tile inks (a hand), in blobs wider than a blurred edge, make a
-   cell unreadable and mark it occluded; so does a pose that may misplace the cell, and unexplained dark just beyond
-   a blank side of a tile beside a hand (a finger over its wave).
+   cell unreadable and mark it occluded; so does a pose that may misplace the cell, unexplained dark just beyond
+   a blank side of a tile beside a hand (a finger over its wave), and a red tile's blank side that shows no red.
 """
 
 from __future__ import annotations
@@ -27,12 +27,13 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from thoughtwave.engine.cells import CELLS, Cell
+from thoughtwave.engine.cells import CELLS
 from thoughtwave.vision.artwork import TILE, TileGeometry
 from thoughtwave.vision.causes import CLIPPED_LEVEL, SOFT_SPREAD, Cause, CellLight, blur_cause, explain, sharpness
 from thoughtwave.vision.cellmeasures import (
     MIDDLE,
     beyond_edges,
+    cell_shade,
     facing,
     footprints,
     middle_spread,
@@ -51,6 +52,7 @@ from thoughtwave.vision.tileframe import (
     TileSampling,
     frame_coords,
     in_tile_frames,
+    pale_blank,
     read_arms,
     sampling,
 )
@@ -408,6 +410,8 @@ class TileReader:
         # dark that no tile read explains across a blank side that faces a cell where a hand shows.
         beyond = beyond_edges(unexplained, cx, cy, angle, self.tile_px) > BEYOND_DARK
         overlaid = tile_ok & (blank & facing(cell_other.ravel() > 0) & beyond).any(axis=1)
+        # A red tile's blank side is red ink like its body: one that shows no red is a wave's end in a shadow.
+        shadowed = tile_ok & red & pale_blank(arms, red_means[:, arm_cols], body_red, mdl.blank_red_share)
         middle_unexplained = self._cell_shares(unexplained, *MIDDLE)
         # Empty is said only where a tile would have shown: not under measurable glare, nor where the middle is washed
         # out (a tile there would be paper white too). What is not clipped of a half-washed middle must be clean paper
@@ -434,7 +438,7 @@ class TileReader:
         # An empty cell keeps a misplaced tile's ink in its middle up to half a cell off.
         doubt = np.zeros(100) if doubt is None else np.asarray(doubt, np.float64).ravel()
         misplaced = ((state == 1) & (doubt > POSE_DOUBT_TILE)) | (doubt > POSE_DOUBT_ANY)
-        state[misplaced | overlaid] = 2
+        state[misplaced | overlaid | shadowed] = 2
 
         empty_conf = np.where(flat, LIGHT_ONLY_EMPTY, np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
         tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
@@ -444,14 +448,13 @@ class TileReader:
         self.measures = {"body_red": body_red, "dots": dot_levels, "arms": arm_levels, "residual": residual,
                          "contrast": contrast, "middle": middle_body, "other": cell_other, "glare": glare.ravel(),
                          "spread": spreads, "arm_margin": arm_margin, "dot_mean": dots, "arm_bits": arms}
-        why: dict[Cell, str] = {}
-        for i in np.flatnonzero(state == 2):
-            why[CELLS[i]] = ("where the board lies is uncertain here: too few of its markers were seen sharply"
-                             if misplaced[i] else "a hand beside it may cover the end of a wave" if overlaid[i] else
-                             "it overlaps a neighbouring tile as read" if crowded[i] else
-                             "washed out: a tile there would look as white as paper" if washed_out[i] else
-                             why_unread(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual,
-                                  dim_blank))
+        why = {CELLS[i]: ("where the board lies is uncertain here: too few of its markers were seen sharply"
+                          if misplaced[i] else "a hand beside it may cover the end of a wave" if overlaid[i] else
+                          "the end of a wave is in a shadow" if shadowed[i] else
+                          "it overlaps a neighbouring tile as read" if crowded[i] else
+                          "washed out: a tile there would look as white as paper" if washed_out[i] else
+                          why_unread(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual,
+                                     dim_blank)) for i in np.flatnonzero(state == 2)}
         readout = TileReadout(state.reshape(10, 10), arms.reshape(10, 10), red.reshape(10, 10),
                               confidence.reshape(10, 10).astype(np.float32), occluded.reshape(10, 10),
                               np.stack([cx, cy], axis=-1), angle, why, self.paper_white)
@@ -466,7 +469,8 @@ class TileReader:
                 measured = measured or sharp or sharpness(grid)
                 cause = blur_cause(measured, self.geometry.px_per_cell, sharp_reference) or Cause.HAND
                 readout.causes.update({CELLS[i]: cause for i in np.flatnonzero(misplaced)})
-            readout.causes.update({CELLS[i]: Cause.HAND for i in np.flatnonzero(overlaid & ~misplaced)})
+            readout.causes.update({CELLS[i]: Cause.HAND if overlaid[i] else Cause.SHADOW
+                                   for i in np.flatnonzero((overlaid | shadowed) & ~misplaced)})
             readout.sharpness = measured.width if measured is not None else None
         return readout
 
@@ -476,20 +480,8 @@ class TileReader:
         return float(np.percentile(self._white_luma, 25) * self.paper_white.min())
 
     def shade(self) -> tuple[np.ndarray, np.ndarray]:
-        """(100,) each cell's light as the last ``normalise`` measured it: the dimmest paper white around its
-        middle as a share of the board's median white, and the dimmest light across the cell and its rim
-        against the brightest (low where a shadow's edge crosses it)."""
-        p, m = self.geometry.px_per_cell, self.geometry.margin_px
-        q = p / 4
-        centres = (m / 4 + (np.arange(10) + 0.5) * q).astype(int)
-        luma = self._white_luma
-        at = np.ix_(centres, centres)
-        # The dimmest light around each cell's middle (3x3 quarter-size pixels: most of the middle), and
-        # how much the light changes across the cell and its rim (5x5: a shadow's edge runs through it).
-        box = cv2.erode(luma, np.ones((3, 3), np.uint8))[at].ravel()
-        five = np.ones((5, 5), np.uint8)
-        edge = (cv2.erode(luma, five)[at] / np.maximum(cv2.dilate(luma, five)[at], 1e-3)).ravel()
-        return box.astype(np.float32), edge.astype(np.float32)
+        """(100,) each cell's light as the last ``normalise`` measured it (``cellmeasures.cell_shade``)."""
+        return cell_shade(self._white_luma, self.geometry)
 
     def cell_light(self, grid: np.ndarray) -> CellLight:
         """How the light falls on each cell of ``grid``, as the last ``normalise`` of it measured (shade
