@@ -1,16 +1,15 @@
 """Does more search change the computer's moves? Positions of self-play searched at several budgets.
 
-    .venv/bin/python bench/scaling.py --seeds 5000-5017 --nodes 1500,6000 [--root-beams 6,12]
+    .venv/bin/python bench/scaling.py --seeds 5000-5017 --nodes 1500,6000 [--root-beams auto|6,12]
 
 For each seed: an opening of 2-4 random placements, then the computer against itself at 1,000 positions a move
-(``--play-nodes``)
-for a random number of placements (8-30, from the seed), and that position searched at each budget of
-``--nodes`` (positions evaluated, so a run is repeatable whatever the load) and each ``--root-beams`` (root moves
-searched deeper). One line a position: its placement number, then per search the move, the depth completed, the
-value and the CPU seconds, after each side's fewest placements still needed and pieces in hand. The summary sorts
-the positions into drawn (every search valued it exactly 0: the evaluation's draw by exhaustion), decided (a forced
-result found by the first search) and open, and counts in the open ones how often each search chose another move
-than the first.
+(``--play-nodes``) for a random number of placements (8-30, from the seed), and that position searched at each
+budget of ``--nodes`` (positions evaluated, so a run is repeatable whatever the load) and each ``--root-beams``
+(root moves searched deeper; by default the computer's own for each budget, ``engine.ai.root_width``). One line a
+position: its placement number, then per search the move, the depth completed, the value and the CPU seconds, after
+each side's fewest placements still needed and pieces in hand. The summary sorts the positions into drawn (every
+search valued it exactly 0: the evaluation's draw by exhaustion), decided (a forced result found by the first
+search) and open, and counts in the open ones how often each search chose another move than the first.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from thoughtwave.engine.ai import Computer
+from thoughtwave.engine.ai import Computer, root_width
 from thoughtwave.engine.analysis import analyse, placeable_count
 from thoughtwave.engine.evaluate import decided
 from thoughtwave.engine.pieces import Colour
@@ -75,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="5000-5017", help="a range FIRST-LAST of position seeds")
     parser.add_argument("--nodes", default="1500,6000", help="budgets to compare (the first is the reference)")
-    parser.add_argument("--root-beams", default="6", help="root moves searched deeper, each with every budget")
+    parser.add_argument("--root-beams", default="auto", help="root moves searched deeper, each with every budget "
+                        "(auto: the computer's own for the budget, 6 at 1,500 positions and 12 at 6,000)")
     parser.add_argument("--play-nodes", type=int, default=1000, help="the self-play's budget before the position")
     args = parser.parse_args(argv)
     first, _, last = args.seeds.partition("-")
@@ -83,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         seeds = range(int(first), int(last or first) + 1)
     except ValueError:
         raise SystemExit(f"--seeds: FIRST-LAST, not {args.seeds!r}") from None
-    searches = [(n, b) for b in _list(args.root_beams, "--root-beams") for n in _list(args.nodes, "--nodes")]
+    beams: list[int | None] = [None] if args.root_beams == "auto" else list(_list(args.root_beams, "--root-beams"))
+    searches = [(n, root_width(None, n) if b is None else b) for b in beams for n in _list(args.nodes, "--nodes")]
     print("| seed | placement | Red needs | Black needs | " +
           " | ".join(f"{n} positions, {b} root moves" for n, b in searches) + " |")
     print("| ---: | ---: | ---: | ---: | " + " | ".join("---" for _ in searches) + " |")
