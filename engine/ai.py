@@ -192,6 +192,13 @@ class Computer:
     decided, and in the 11 open 6000 positions chose another move than 1500 in 5. 12 root moves instead of 6 for
     the 4x side only, ``--nodes 1500 --seconds 4 --opponents L3@1 --seed 1500 --set-first root_beam=12``: 17/18/5
     (65%) against 13/19/8 (56%) with 6; 15 games better, 10 worse, p = 0.42 (not kept: one seed range).
+
+    Trials of 2026-11-26 (eleventh to thirteenth sessions): 12 root moves at 4x against 6 at 1x on seeds 1500, 1520
+    and 1530 (80 games) 32/38/10 (64%), 6 at 4x 25/37/18 (54%); at the same budget (``--nodes 1500 --seconds 1
+    --seed 1540``, 20 games) 12 against 6 5/14/1. So ``root_beam`` now defaults to ``root_width`` of the budget
+    (6 at 1 s, 12 at 4 s). On the clock, fresh openings, ``--seconds 4 --opponents L3@1 --games 40 --seed S``: seed
+    112000 19/12/9 (62%), 114000 15/21/4 (64%); the 80 games 63% (55-71), p = 0.003, where 6 root moves at both
+    times scored 52% over 160.
     """
 
     def __init__(self, level: int = 3, seconds: float | None = 1.0, max_nodes: int | None = None,
