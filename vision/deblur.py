@@ -107,16 +107,14 @@ def _wiener(spectra: np.ndarray, shape: tuple[int, int], psf: np.ndarray) -> np.
 
 
 def deblurred(grey: np.ndarray, motion: Motion) -> np.ndarray:
-    """A grey frame (uint8) with ``motion`` deconvolved away (edges padded by reflection)."""
-    pad = int(math.ceil(motion.length_px)) + 8
-    linear = cv2.copyMakeBorder(_linear(grey), pad, pad, pad, pad, cv2.BORDER_REFLECT)
-    out = _wiener(np.fft.rfft2(linear), linear.shape, line_psf(motion.length_px, motion.angle_deg))
-    return _to_grey(out[pad:-pad, pad:-pad])
+    """A grey frame (uint8) with ``motion`` deconvolved away (``deblurred_colour`` of its one channel)."""
+    return deblurred_colour(grey, motion)
 
 
 def deblurred_colour(image: np.ndarray, motion: Motion) -> np.ndarray:
-    """An (h, w, channels) uint8 picture with ``motion`` deconvolved from every channel at once (as ``deblurred``;
-    the reflected border is widened to sizes the FFT factors well, so any crop costs about the same per pixel)."""
+    """An (h, w[, channels]) uint8 picture with ``motion`` deconvolved from every channel at once, in linear light, its
+    edges padded by reflection (the border widened to sizes the FFT factors well, so any crop costs about the same
+    per pixel)."""
     pad = int(math.ceil(motion.length_px)) + 8
     h, w = image.shape[:2]
     full_h, full_w = cv2.getOptimalDFTSize(h + 2 * pad), cv2.getOptimalDFTSize(w + 2 * pad)
