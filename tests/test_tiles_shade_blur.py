@@ -251,3 +251,21 @@ def test_a_red_tiles_wave_end_in_a_shadow_is_doubt_as_its_blank_sides_are_red(de
     assert TileReader().read(grid).cells()[tile].label() == "red ne"
     # A shadow as deep beside the tile, over paper, leaves it read.
     assert TileReader().read(shadow_spot(grid, x, y - 0.9 * P, 0.3 * P, depth)).cells()[tile].label() == "red ne"
+
+
+@pytest.mark.parametrize(("blur", "offset"), [(0.0, 0.0), (0.0, 0.2), (1.5, 0.1), (1.5, 0.2)])
+def test_a_black_tiles_wave_end_in_a_shadow_in_a_hazy_picture_is_doubt(blur, offset):
+    # Seed 59, frame 138 G9: a hand's shadow over a black tile's south wave in a picture where veiling flare lifts
+    # the black ink; shadowed cream then stands only 1.5x above the shadowed ink beside it and read as a blank arm.
+    tile = Cell.parse("E5")
+    x, y = centre(tile)
+
+    def hazy(piece: str) -> np.ndarray:
+        grid = shade(grid_image({tile: face(Colour.BLACK, piece)}), x, y + offset * P, 0.25, 0.05 * P, 90)
+        grid = np.clip(grid.astype(np.float32) * 0.7 + 40.0, 0, 255).astype(np.uint8)
+        return cv2.GaussianBlur(grid, (0, 0), blur) if blur else grid
+
+    readout = TileReader().read(hazy("esw"))
+    assert readout.cells()[tile].state is CellState.UNREADABLE          # not "black ew"
+    assert readout.causes[tile] is Cause.SHADOW
+    assert TileReader().read(hazy("ew")).cells()[tile].label() == "black ew"   # a blank side in the same shadow

@@ -49,6 +49,7 @@ class ColourModel:
     blank_in_shade_max: float = 0.15  # ... where a blank arm's scaled cream level must stay below this
     blank_ratio_max: float = 2.0   # a blank arm half at most this many times as light as the body beside it
     blank_red_share: float = 0.4   # a red tile's blank side shows this share of its body's redness (0.75+ seen)
+    shadowed_ratio_min: float = 1.4  # a blank side this many times as light as its flanks, dark beyond: in doubt
 
     @classmethod
     def from_profile(cls, profile: dict | None) -> ColourModel:

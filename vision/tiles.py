@@ -19,7 +19,8 @@ Everything is computed on whole arrays (the 100 cells at once); the steps are:
    picture of what was read. Any small margin or any disagreement gives ``unreadable``, never a guess.
 5. Occlusion: pixels that are neither paper/cream nor tile inks (a hand), in blobs wider than a blurred edge, make a
    cell unreadable and mark it occluded; so does a pose that may misplace the cell, unexplained dark just beyond
-   a blank side of a tile beside a hand (a finger over its wave), and a red tile's blank side that shows no red.
+   a blank side of a tile beside a hand (a finger over its wave), and a blank side that may be a wave's end in a
+   shadow (on a red tile, one showing no red; on any, one lighter than the ink beside it with dark beyond it).
 """
 
 from __future__ import annotations
@@ -331,7 +332,8 @@ class TileReader:
         # that is that much brighter than its flanks is in doubt. Blur bleeds the hub's cream into the inner half
         # of a blank arm only: one whose outer half is seen clearly blank and as dark as its flanks is no wave.
         lights = self.sampling.region_means(flat[..., 2] * valid) / np.maximum(seen, 1e-3)
-        lit = (lights[:, arm_cols] / np.maximum(lights[:, flank_cols], 1e-3)).reshape(100, 2, 4) > mdl.blank_ratio_max
+        ratio = (lights[:, arm_cols] / np.maximum(lights[:, flank_cols], 1e-3)).reshape(100, 2, 4)
+        lit = ratio > mdl.blank_ratio_max
         arm_kept = kept[:, arm_cols].reshape(100, 2, 4) & kept[:, flank_cols].reshape(100, 2, 4)
         lit[:, 0] &= ~(arm_kept[:, 1] & ~lit[:, 1] & (arm_levels[:, 1] < 0.5 - mdl.arm_margin / 2))
         arm_levels = np.where((arm_levels < 0.5) & lit, 0.5, arm_levels)
@@ -410,8 +412,10 @@ class TileReader:
         # dark that no tile read explains across a blank side that faces a cell where a hand shows.
         beyond = beyond_edges(unexplained, cx, cy, angle, self.tile_px) > BEYOND_DARK
         overlaid = tile_ok & (blank & facing(cell_other.ravel() > 0) & beyond).any(axis=1)
-        # A red tile's blank side is red ink like its body: one that shows no red is a wave's end in a shadow.
-        shadowed = tile_ok & red & pale_blank(arms, red_means[:, arm_cols], body_red, mdl.blank_red_share)
+        # A red tile's blank side is red ink like its body: one that shows no red is a wave's end in a shadow. So is a
+        # blank side a little lighter than the body beside it, in both halves, with dark no tile explains beyond it.
+        shadowed = tile_ok & ((red & pale_blank(arms, red_means[:, arm_cols], body_red, mdl.blank_red_share))
+                              | (blank & beyond & (ratio.min(axis=1) > mdl.shadowed_ratio_min)).any(axis=1))
         middle_unexplained = self._cell_shares(unexplained, *MIDDLE)
         # Empty is said only where a tile would have shown: not under measurable glare, nor where the middle is washed
         # out (a tile there would be paper white too). What is not clipped of a half-washed middle must be clean paper
