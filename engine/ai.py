@@ -38,7 +38,7 @@ ROOT_SHARE = 0.4
 #: Level 3 deepens over ``ROOT_WIDTH`` root moves at 1 s a move or less, and over more with more time: six times the
 #: square root of the seconds (12 at 4 s), at most ``ROOT_WIDTH_MAX``. A node budget counts as ``NODES_A_SECOND``
 #: positions a second (about what this 2-core machine evaluates). Measured at a fixed budget on tuning openings:
-#: 12 root moves at 4x the budget against 6 at 1x scored 64% over 80 games, 6 against 6 54% (README, issue 17).
+#: 12 root moves at 4x the budget against 6 at 1x scored 64% over 80 games, 6 at 4x 54% (README, issue 17).
 ROOT_WIDTH, ROOT_WIDTH_MAX, NODES_A_SECOND = 6, 12, 1500
 
 __all__ = ["Choice", "Computer", "chooser", "greedy_move", "random_move", "win_estimate"]
