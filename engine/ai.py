@@ -246,10 +246,11 @@ class Computer:
         search.limited = True
         limits.deadline = start + self.seconds if self.seconds is not None else math.inf
         if self.level > 1 and not decided(best_value) and len(ranked) > 1:
-            if self.level == 3:
-                width = root_width(self.seconds, self.max_nodes) if self.root_beam is None else self.root_beam
-            else:
-                width = max(1, (self.root_beam or ROOT_WIDTH) // 2)
+            width = self.root_beam
+            if width is None:
+                width = root_width(self.seconds, self.max_nodes) if self.level == 3 else ROOT_WIDTH
+            if self.level == 2:
+                width = max(1, width // 2)
             plies = self.plies if self.level == 3 else 2
             moves = [m for _, m in ranked[:width]]
             if self.workers > 1 and self.level == 3:

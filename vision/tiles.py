@@ -414,7 +414,7 @@ class TileReader:
         overlaid = tile_ok & (blank & facing(cell_other.ravel() > 0) & beyond).any(axis=1)
         # A red tile's blank side is red ink like its body: one that shows no red is a wave's end in a shadow. So is a
         # blank side a little lighter than the body beside it, in both halves, with dark no tile explains beyond it.
-        shadowed = tile_ok & ((red & pale_blank(arms, red_means[:, arm_cols], body_red, mdl.blank_red_share))
+        shadowed = tile_ok & ((red & pale_blank(blank, red_means[:, arm_cols], body_red, mdl.blank_red_share))
                               | (blank & beyond & (ratio.min(axis=1) > mdl.shadowed_ratio_min)).any(axis=1))
         middle_unexplained = self._cell_shares(unexplained, *MIDDLE)
         # Empty is said only where a tile would have shown: not under measurable glare, nor where the middle is washed
