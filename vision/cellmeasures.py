@@ -24,6 +24,18 @@ SPREAD_QUANTILE = 0.02
 INK_REACH = 1.0
 
 
+def cell_shares(mask: np.ndarray, geometry: GridGeometry, lo: float, hi: float) -> np.ndarray:
+    """(100,) share of ``mask`` pixels in the square of each cell from ``lo`` to ``hi`` (shares of a cell)."""
+    p, m = geometry.px_per_cell, geometry.margin_px
+    total = cv2.integral(mask.view(np.uint8))
+    a0, a1 = int(round(lo * p)), int(round(hi * p))
+    starts = m + np.arange(10) * p
+    y0, y1 = np.ix_(starts + a0, starts + a0)[0], np.ix_(starts + a1, starts + a1)[0]
+    x0, x1 = (starts + a0)[None, :], (starts + a1)[None, :]
+    sums = total[y1, x1] - total[y0, x1] - total[y1, x0] + total[y0, x0]
+    return (sums / float((a1 - a0) ** 2)).astype(np.float32).ravel()
+
+
 def middle_spread(dark: np.ndarray, geometry: GridGeometry) -> np.ndarray:
     """(100,) how far the middle of each cell ranges in ``dark`` (the light-normalised grid image's darkest
     channel): its bright end over its dark end (robust quantiles, lightly smoothed against noise). Paper in a

@@ -21,6 +21,8 @@ Everything is computed on whole arrays (the 100 cells at once); the steps are:
    cell unreadable and mark it occluded; so does a pose that may misplace the cell, unexplained dark just beyond
    a blank side of a tile beside a hand (a finger over its wave), and a blank side that may be a wave's end in a
    shadow (on a red tile, one showing no red; on any, one lighter than the ink beside it with dark beyond it).
+6. A second opinion: a cell left unreadable is read by a small network that sees the whole cell, when it is sure
+   (``vision.second``); otherwise it stays unreadable and its cause is named (``vision.causes``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from thoughtwave.vision.cellmeasures import (
     MIDDLE,
     beyond_edges,
     cell_shade,
+    cell_shares,
     facing,
     footprints,
     middle_spread,
@@ -45,6 +48,7 @@ from thoughtwave.vision.cellmeasures import (
 )
 from thoughtwave.vision.channels import brightest, darkest, hue_field
 from thoughtwave.vision.finder import GridGeometry
+from thoughtwave.vision.second import SECOND_CONFIDENCE, SecondOpinion, amend, second_opinion
 from thoughtwave.vision.tileframe import (
     ANGLE_EXTENT,
     ARM_BITS,
@@ -95,9 +99,11 @@ class TileReader:
     """
 
     def __init__(self, geometry: GridGeometry | None = None, model: ColourModel | None = None,
-                 tile: TileGeometry = TILE) -> None:
+                 tile: TileGeometry = TILE, second: SecondOpinion | None = None) -> None:
         self.geometry = geometry or GridGeometry()
         self.model = model or ColourModel()
+        #: The second opinion on cells the rules leave unreadable (the shipped network unless one is given).
+        self.second = second or second_opinion()
         self.sampling: TileSampling = sampling(tile)
         self.measures: dict[str, np.ndarray] = {}
         p = self.geometry.px_per_cell
@@ -156,17 +162,6 @@ class TileReader:
         return cv2.divide(grid, cv2.max(white, 16.0), dtype=cv2.CV_32F), glare
 
     # Step 2 and 5 --------------------------------------------------------------------------------
-    def _cell_shares(self, mask: np.ndarray, lo: float, hi: float) -> np.ndarray:
-        """(100,) share of ``mask`` pixels in the square of each cell from ``lo`` to ``hi`` (shares of a cell)."""
-        p, m = self.geometry.px_per_cell, self.geometry.margin_px
-        total = cv2.integral(mask.view(np.uint8))
-        a0, a1 = int(round(lo * p)), int(round(hi * p))
-        starts = m + np.arange(10) * p
-        y0, y1 = np.ix_(starts + a0, starts + a0)[0], np.ix_(starts + a1, starts + a1)[0]
-        x0, x1 = (starts + a0)[None, :], (starts + a1)[None, :]
-        sums = total[y1, x1] - total[y0, x1] - total[y1, x0] + total[y0, x0]
-        return (sums / float((a1 - a0) ** 2)).astype(np.float32).ravel()
-
     def classes(self, norm: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per pixel: cream level (0 tile body .. 1 paper), redness, not-paper mask, hand-like mask."""
         mdl = self.model
@@ -275,9 +270,9 @@ class TileReader:
         norm, glare = self.normalise(grid)
         cream, redness, not_paper, other = self.classes(norm)
 
-        middle_body = self._cell_shares(not_paper, *MIDDLE)
-        cell_other = self._cell_shares(other, 0.0, 1.0)
-        middle_other = self._cell_shares(other, *MIDDLE)
+        middle_body = cell_shares(not_paper, self.geometry, *MIDDLE)
+        cell_other = cell_shares(other, self.geometry, 0.0, 1.0)
+        middle_other = cell_shares(other, self.geometry, *MIDDLE)
 
         cx, cy, peak = self._centres(self._hub_response(cream))
         centred = (peak > 0).ravel()
@@ -287,7 +282,7 @@ class TileReader:
         # tile is read from its other arm halves and corner dots when enough of them remain.
         lowest = darkest(grid)
         clipped = lowest >= WASHED_LEVEL
-        middle_washed = self._cell_shares(clipped, *MIDDLE)
+        middle_washed = cell_shares(clipped, self.geometry, *MIDDLE)
         col = {name: k for k, name in enumerate(self.sampling.regions)}
         # Cream, redness, unclipped light (for ratios shade keeps) in one remap: 4 float channels remap fastest.
         dark = self._lo
@@ -416,7 +411,7 @@ class TileReader:
         # blank side a little lighter than the body beside it, in both halves, with dark no tile explains beyond it.
         shadowed = tile_ok & ((red & pale_blank(blank, red_means[:, arm_cols], body_red, mdl.blank_red_share))
                               | (blank & beyond & (ratio.min(axis=1) > mdl.shadowed_ratio_min)).any(axis=1))
-        middle_unexplained = self._cell_shares(unexplained, *MIDDLE)
+        middle_unexplained = cell_shares(unexplained, self.geometry, *MIDDLE)
         # Empty is said only where a tile would have shown: not under measurable glare, nor where the middle is washed
         # out (a tile there would be paper white too). What is not clipped of a half-washed middle must be clean paper
         # by itself: a tile's lifted ink shows there before the rest clips. A middle clipped in part with no dark ink
@@ -431,7 +426,7 @@ class TileReader:
         # whatever the shadow's depth, while any ink spans a ratio of several: such a middle, unclipped, is empty.
         spreads = middle_spread(dark, self.geometry)
         # Paper in shade, or in even light a little above the board's white, by the shape of its light alone.
-        tinged = self._cell_shares(self._coloured, *MIDDLE)
+        tinged = cell_shares(self._coloured, self.geometry, *MIDDLE)
         faint = (contrast < mdl.hub_faint) & kept[:, col["body"]]          # a washed-out body shows no hub
         flat = (middle_washed == 0) & clean & ~tile_ok & ~empty
         if flat.any():      # most frames have no such cell: its light's plane is measured only when one is left
@@ -443,15 +438,24 @@ class TileReader:
         doubt = np.zeros(100) if doubt is None else np.asarray(doubt, np.float64).ravel()
         misplaced = ((state == 1) & (doubt > POSE_DOUBT_TILE)) | (doubt > POSE_DOUBT_ANY)
         state[misplaced | overlaid | shadowed] = 2
-
+        # A network that sees the whole cell may read what the rules leave unreadable, if sure (``vision.second``), not
+        # against what they saw: empty where glare shows (a tile washed out whole looks like paper), a tile where a hand
+        # may cover a wave's end or glare may lift blank ink to cream, a colour either cue denies.
+        tile_may = ~overlaid & ~suspect.any(axis=1)
+        second = (amend(self.second, norm, self.geometry, state, arms, red, ~misplaced, np.stack([
+            ~glare_seen & ~washed_out & (glare.ravel() < mdl.glare_max) & (middle_washed == 0),
+            tile_may & ~(hue_sure & ~hue_red) & ~dots_black, tile_may & ~(hue_sure & hue_red) & ~dots_red]))
+            if self.second is not None else np.zeros(100, bool))
         empty_conf = np.where(flat, LIGHT_ONLY_EMPTY, np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
         tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
                                                1 - residual / mdl.residual_max]), 0, 1)
-        confidence = np.where(state == 0, empty_conf, np.where(state == 1, 0.5 + 0.5 * tile_conf, 0.0))
+        confidence = np.where(second, SECOND_CONFIDENCE,
+                              np.where(state == 0, empty_conf, np.where(state == 1, 0.5 + 0.5 * tile_conf, 0.0)))
 
         self.measures = {"body_red": body_red, "dots": dot_levels, "arms": arm_levels, "residual": residual,
                          "contrast": contrast, "middle": middle_body, "other": cell_other, "glare": glare.ravel(),
-                         "spread": spreads, "arm_margin": arm_margin, "dot_mean": dots, "arm_bits": arms}
+                         "spread": spreads, "arm_margin": arm_margin, "dot_mean": dots, "arm_bits": arms,
+                         "second": second}
         why = {CELLS[i]: ("where the board lies is uncertain here: too few of its markers were seen sharply"
                           if misplaced[i] else "a hand beside it may cover the end of a wave" if overlaid[i] else
                           "the end of a wave is in a shadow" if shadowed[i] else
@@ -492,5 +496,5 @@ class TileReader:
         and brightness) plus the share clipped white; see ``vision.causes.CellLight``."""
         box, edge = self.shade()
         paper = box * float(np.mean(self.paper_white + 1.0))
-        clipped = self._cell_shares(darkest(grid) >= CLIPPED_LEVEL, 0.0, 1.0)
+        clipped = cell_shares(darkest(grid) >= CLIPPED_LEVEL, self.geometry, 0.0, 1.0)
         return CellLight(box, paper.astype(np.float32), clipped, edge)

@@ -1,0 +1,130 @@
+"""A second opinion on the cells the rules leave unreadable: a small network that looks at the whole cell.
+
+The tile reader (``vision.tiles``) reads a cell from measured parts of the artwork and refuses whenever a part is in
+doubt: a wave's end in a shadow, a washed-out corner dot, a smeared hub. Many such cells are still plain to a person,
+who takes in the whole tile at once. This network does the same: it sees the cell (a quarter of a cell beyond each
+side, on the reader's light-divided picture, 20 x 20 samples) and says how likely the cell holds a tile, the tile is
+red, each of its four sides carries a wave, and a hand or an object covers it. It is consulted only for cells the rules
+left unreadable, and its reading is taken only when it is sure of every one of those, in each of the four quarter
+turns of the cell (the picture turned and the sides turned back), and sure nothing covers the cell. Otherwise the cell
+stays unreadable, with the reader's own cause.
+
+What it reads is given a modest confidence (``SECOND_CONFIDENCE``): an empty cell read by it never takes a tile off
+the board in play (``vision.stabiliser.GONE_CONFIDENCE_MIN``), as a tile under a hand of pale skin can look empty.
+
+The weights (``second_opinion.npz``, int8 per output with a scale) are made by ``bench/second_opinion.py`` from
+path-traced sets of known seeds; the README's figures name them and the sets it was measured on.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from thoughtwave.vision.finder import GridGeometry
+
+#: The weights, shipped beside this module.
+WEIGHTS = Path(__file__).with_name("second_opinion.npz")
+#: Samples a side of the picture the network sees, and how much of the cell's neighbours it takes in (cells a side).
+SIDE, REACH = 20, 1.25
+#: A reading is taken only where every output is this sure (or as sure of its opposite) in every quarter turn ...
+SURE = 0.999
+#: ... and no quarter turn gives this much to something covering the cell.
+COVERED_MAX = 0.5
+#: The confidence a reading of the second opinion carries (under the stabiliser's bar for taking a tile off).
+SECOND_CONFIDENCE = 0.6
+
+
+def features(norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarray) -> np.ndarray:
+    """(len(cells), SIDE, SIDE, 3) float32: each cell (by ``Cell.index``) of a light-divided grid image, with
+    ``REACH`` of a cell around its middle, scaled so its own light (the 90th percentile of its brightness) is 1."""
+    crop = int(round(REACH * px_per_cell))
+    pad = (crop - px_per_cell) // 2
+    padded = cv2.copyMakeBorder(norm, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    out = np.empty((len(cells), SIDE, SIDE, 3), np.float32)
+    for k, i in enumerate(cells):
+        y, x = margin_px + (i // 10) * px_per_cell, margin_px + (i % 10) * px_per_cell
+        # Through float16, as the network was trained on.
+        out[k] = cv2.resize(padded[y:y + crop, x:x + crop], (SIDE, SIDE), interpolation=cv2.INTER_AREA).astype(
+            np.float16)
+    top = np.percentile(out.mean(axis=3).reshape(len(cells), -1), 90, axis=1)
+    return np.clip(out / np.maximum(top, 0.15)[:, None, None, None], 0.0, 1.5)
+
+
+@dataclass(frozen=True)
+class Opinion:
+    """What the network is sure of, per cell asked: ``sure`` (it said something), ``tile`` (else empty), ``red`` and
+    ``arms`` (n, e, s, w bits as ``engine.pieces``) for tiles."""
+
+    sure: np.ndarray
+    tile: np.ndarray
+    red: np.ndarray
+    arms: np.ndarray
+
+
+class SecondOpinion:
+    """The network, loaded from ``path``: ``read`` gives its sure readings of a grid image's cells."""
+
+    def __init__(self, path: Path = WEIGHTS) -> None:
+        with np.load(path, allow_pickle=False) as data:
+            count = int(data["layers"])
+            self.weights = [data[f"w{k}"].astype(np.float32) * data[f"s{k}"] for k in range(count)]
+            self.biases = [data[f"b{k}"].astype(np.float32) for k in range(count)]
+
+    def probabilities(self, samples: np.ndarray) -> np.ndarray:
+        """(4, N, 7) the outputs for each quarter turn (turned back to the cell's own sides): tile, red, n, e, s, w,
+        covered."""
+        turns = []
+        for k in range(4):
+            x = np.ascontiguousarray(np.rot90(samples, -k, axes=(1, 2))).reshape(len(samples), -1)
+            for n, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+                x = x @ w + b
+                if n < len(self.weights) - 1:
+                    np.maximum(x, 0.0, out=x)
+            p = 1.0 / (1.0 + np.exp(-np.clip(x, -60.0, 60.0)))
+            p[:, 2:6] = np.roll(p[:, 2:6], -k, axis=1)
+            turns.append(p)
+        return np.stack(turns)
+
+    def read(self, norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarray) -> Opinion:
+        """Its sure readings of ``cells`` (indices) of a light-divided grid image (``TileReader.normalise``)."""
+        p = self.probabilities(features(norm, px_per_cell, margin_px, cells))
+        lo, hi = p.min(axis=0), p.max(axis=0)
+        yes, no = lo > SURE, hi < 1.0 - SURE
+        decided = (yes | no)[:, :6]
+        tile = yes[:, 0]
+        arms = (yes[:, 2:6] * np.array([1, 2, 4, 8])).sum(axis=1)
+        uncovered = hi[:, 6] < COVERED_MAX
+        sure_tile = tile & decided.all(axis=1) & (arms > 0)
+        sure = uncovered & (no[:, 0] | sure_tile)
+        return Opinion(sure, sure & tile, yes[:, 1], arms.astype(np.int64))
+
+
+@functools.cache
+def second_opinion() -> SecondOpinion | None:
+    """The shipped network, loaded once; None (and the rules alone) if its weights are missing."""
+    return SecondOpinion() if WEIGHTS.exists() else None
+
+
+def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, state: np.ndarray, arms: np.ndarray,
+          red: np.ndarray, eligible: np.ndarray, may_be: np.ndarray) -> np.ndarray:
+    """Give the unreadable (``state`` 2) ``eligible`` cells the network's sure readings, in place (``state`` 0 empty,
+    1 tile, with ``arms`` and ``red``), each only where the rules allow it: ``may_be`` (3, 100) says where a cell may
+    be read empty, a red tile, a black tile. Returns which cells it read."""
+    asked = np.flatnonzero((state == 2) & eligible)
+    taken = np.zeros(len(state), bool)
+    if asked.size == 0:
+        return taken
+    said = opinion.read(norm, geometry.px_per_cell, geometry.margin_px, asked)
+    kind = np.where(said.tile, np.where(said.red, 1, 2), 0)
+    sure = said.sure & may_be[kind, asked]
+    cells = asked[sure]
+    state[cells] = np.where(said.tile[sure], 1, 0)
+    arms[cells] = np.where(said.tile[sure], said.arms[sure], 0)
+    red[cells] = said.tile[sure] & said.red[sure]
+    taken[cells] = True
+    return taken
