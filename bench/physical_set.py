@@ -3,7 +3,7 @@
     .venv/bin/pip install mitsuba                       # optional: only this script needs it
     DRJIT_LIBLLVM_PATH=/usr/lib/x86_64-linux-gnu/libLLVM.so.19.1 \\
     .venv/bin/python bench/physical_set.py render --out /tmp/pbr --count 200 --seed 19 [--spp 16] [--resolution 960x720]
-    .venv/bin/python bench/physical_set.py score /tmp/pbr
+    .venv/bin/python bench/physical_set.py score /tmp/pbr [--rules-only]
 
 Each frame takes its content from ``Scene.random(seed, level, physical=True)`` (the tiles as laid, the
 camera, the lamp, the hand), so its ground truth is the synthetic camera's; the picture is rendered by
@@ -297,8 +297,9 @@ def _scene_of(record: dict, frame: np.ndarray) -> Scene | None:
                         hand=record["index"] % 3 == 0)
 
 
-def score(folder: Path) -> list[str]:
-    """Right / unreadable / confidently wrong over the visible cells, overall and per disturbance."""
+def score(folder: Path, rules_only: bool = False) -> list[str]:
+    """Right / unreadable / confidently wrong over the visible cells, overall and per disturbance; ``rules_only``: the
+    tile reader without its second opinion (``vision.second``)."""
     groups: dict[str, list[int]] = {}
     found, frames, ms = 0, 0, []
     wrong_examples, lost, blank, hidden_wrong = [], [], [], []
@@ -310,7 +311,10 @@ def score(folder: Path) -> list[str]:
         if _blank(frame):     # no cell of it is visible, so none is scored
             blank.append(path.stem)
             continue
-        reading = Recognizer().read(frame)
+        recognizer = Recognizer()
+        if rules_only:
+            recognizer.reader.second = None
+        reading = recognizer.read(frame)
         ms.append(reading.ms)
         frames += 1
         found += reading.board_found
@@ -403,6 +407,7 @@ def main(argv: list[str] | None = None) -> int:
     make.add_argument("--resolution", default="960x720")
     judge = sub.add_parser("score", help="score the reader on a rendered set")
     judge.add_argument("folder", type=Path)
+    judge.add_argument("--rules-only", action="store_true", help="without the tile reader's second opinion")
     timing = sub.add_parser("cost", help="CPU time of a read, best of three, on a rendered set")
     timing.add_argument("folder", type=Path)
     timing.add_argument("--frames", type=int, default=None, help="the first N frames only")
@@ -414,7 +419,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "cost":
         print("\n".join(cost(args.folder, args.frames)))
     else:
-        print("\n".join(score(args.folder)))
+        print("\n".join(score(args.folder, args.rules_only)))
     return 0
 
 
