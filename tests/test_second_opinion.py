@@ -66,15 +66,17 @@ class Fixed:
 
     def read(self, norm, px_per_cell, margin_px, cells):
         return Opinion(*(a[cells] for a in (self.opinion.sure, self.opinion.tile, self.opinion.red,
-                                             self.opinion.arms)))
+                                             self.opinion.arms, self.opinion.covered)))
 
 
 def test_amend_reads_only_unreadable_eligible_cells_and_only_what_the_rules_allow():
     sure, tile, red = np.ones(100, bool), np.zeros(100, bool), np.zeros(100, bool)
     tile[10:20], red[10:15] = True, True
-    opinion = Fixed(Opinion(sure, tile, red, np.where(tile, 5, 0)))
+    covered = np.zeros(100, bool)
+    covered[[1, 4]] = True
+    opinion = Fixed(Opinion(sure, tile, red, np.where(tile, 5, 0), covered))
     state = np.full(100, 2)
-    state[0], state[1] = 0, 1                     # read by the rules: never touched
+    state[0], state[1] = 0, 1                     # read by the rules: kept, unless a hand is seen and it is covered
     arms, colour = np.zeros(100, np.int64), np.zeros(100, bool)
     eligible = np.ones(100, bool)
     eligible[2] = False                           # a misplaced pose, say
@@ -82,10 +84,14 @@ def test_amend_reads_only_unreadable_eligible_cells_and_only_what_the_rules_allo
     may_be[0, 3] = False                          # glare: not empty
     may_be[1, 10] = False                         # the cues deny red
     may_be[2, 15] = False                         # ... or black
-    taken = amend(opinion, np.zeros((336, 336, 3), np.float32), Recognizer().finder.geometry, state, arms, colour,
-                  eligible, may_be)
+    geometry, norm = Recognizer().finder.geometry, np.zeros((336, 336, 3), np.float32)
+    before = state.copy()
+    taken, hidden = amend(opinion, norm, geometry, state, arms, colour, eligible, may_be, hand_seen=False)
+    assert not hidden.any() and state[0] == 0 and state[1] == 1                 # no hand seen: the rules' readings stand
+    assert amend(opinion, norm, geometry, before, arms.copy(), colour.copy(), eligible, may_be, hand_seen=True)[1][
+        [1, 4]].tolist() == [True, False]         # a hand seen: a read cell the network sees covered is unreadable
+    assert before[1] == 2 and before[0] == 0
     assert not taken[[0, 1, 2, 3, 10, 15]].any() and (state[[2, 3, 10, 15]] == 2).all()
-    assert state[0] == 0 and state[1] == 1
     assert (state[11:15] == 1).all() and colour[11:15].all() and (arms[11:15] == 5).all()
     assert (state[16:20] == 1).all() and not colour[16:20].any()
     assert (state[20:] == 0).all() and taken[20:].all()
@@ -121,3 +127,15 @@ def test_cells_under_a_hand_stay_covered():
     reading = Recognizer().read(frame)
     covered = [c for c in truth.occluded_cells if truth.occlusion[c] > 0.6]
     assert covered and all(reading.get(c).state is CellState.UNREADABLE for c in covered)
+
+
+def test_a_tile_under_a_hand_the_rules_read_as_paper_is_covered_with_the_second_opinion():
+    # A hand of pale skin over C9 (a black nw): to the rules it is paper, and they read the cell empty.
+    frame, truth = render(Scene.random(930, level="medium", hand=True))
+    c9 = next(c for c in CELLS if str(c) == "C9")
+    assert truth.occlusion[c9] == 1.0
+    rules = Recognizer()
+    rules.reader.second = None
+    assert rules.read(frame).get(c9).state is CellState.EMPTY
+    reading = Recognizer().read(frame)
+    assert reading.get(c9).state is CellState.UNREADABLE and c9 in reading.occluded_cells

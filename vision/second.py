@@ -35,6 +35,9 @@ SIDE, REACH = 20, 1.25
 SURE = 0.999
 #: ... and no quarter turn gives this much to something covering the cell.
 COVERED_MAX = 0.5
+#: In a frame where the rules see a hand, a cell they read is taken as covered (unreadable) where every quarter turn
+#: gives cover this much: a hand of pale skin in warm light looks like paper to them, and tiles under it read empty.
+COVERED_SURE = 0.8
 #: The confidence a reading of the second opinion carries (under the stabiliser's bar for taking a tile off).
 SECOND_CONFIDENCE = 0.6
 
@@ -58,12 +61,13 @@ def features(norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarr
 @dataclass(frozen=True)
 class Opinion:
     """What the network is sure of, per cell asked: ``sure`` (it said something), ``tile`` (else empty), ``red`` and
-    ``arms`` (n, e, s, w bits as ``engine.pieces``) for tiles."""
+    ``arms`` (n, e, s, w bits as ``engine.pieces``) for tiles; ``covered``: something covers the cell."""
 
     sure: np.ndarray
     tile: np.ndarray
     red: np.ndarray
     arms: np.ndarray
+    covered: np.ndarray
 
 
 class SecondOpinion:
@@ -101,7 +105,7 @@ class SecondOpinion:
         uncovered = hi[:, 6] < COVERED_MAX
         sure_tile = tile & decided.all(axis=1) & (arms > 0)
         sure = uncovered & (no[:, 0] | sure_tile)
-        return Opinion(sure, sure & tile, yes[:, 1], arms.astype(np.int64))
+        return Opinion(sure, sure & tile, yes[:, 1], arms.astype(np.int64), lo[:, 6] > COVERED_SURE)
 
 
 @functools.cache
@@ -111,20 +115,24 @@ def second_opinion() -> SecondOpinion | None:
 
 
 def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, state: np.ndarray, arms: np.ndarray,
-          red: np.ndarray, eligible: np.ndarray, may_be: np.ndarray) -> np.ndarray:
+          red: np.ndarray, eligible: np.ndarray, may_be: np.ndarray, hand_seen: bool) -> tuple[np.ndarray, np.ndarray]:
     """Give the unreadable (``state`` 2) ``eligible`` cells the network's sure readings, in place (``state`` 0 empty,
     1 tile, with ``arms`` and ``red``), each only where the rules allow it: ``may_be`` (3, 100) says where a cell may
-    be read empty, a red tile, a black tile. Returns which cells it read."""
-    asked = np.flatnonzero((state == 2) & eligible)
-    taken = np.zeros(len(state), bool)
+    be read empty, a red tile, a black tile. Where the rules see a hand (``hand_seen``), a cell they read that the
+    network sees covered is made unreadable. Returns which cells it read, and which it found covered."""
+    unread = (state == 2) & eligible
+    asked = np.flatnonzero(unread | ((state != 2) & hand_seen))
+    taken, covered = np.zeros(len(state), bool), np.zeros(len(state), bool)
     if asked.size == 0:
-        return taken
+        return taken, covered
     said = opinion.read(norm, geometry.px_per_cell, geometry.margin_px, asked)
+    covered[asked[said.covered & (state[asked] != 2)]] = True
     kind = np.where(said.tile, np.where(said.red, 1, 2), 0)
-    sure = said.sure & may_be[kind, asked]
+    sure = said.sure & may_be[kind, asked] & unread[asked]
     cells = asked[sure]
     state[cells] = np.where(said.tile[sure], 1, 0)
     arms[cells] = np.where(said.tile[sure], said.arms[sure], 0)
     red[cells] = said.tile[sure] & said.red[sure]
     taken[cells] = True
-    return taken
+    state[covered] = 2
+    return taken, covered

@@ -442,20 +442,20 @@ class TileReader:
         # against what they saw: empty where glare shows (a tile washed out whole looks like paper), a tile where a hand
         # may cover a wave's end or glare may lift blank ink to cream, a colour either cue denies.
         tile_may = ~overlaid & ~suspect.any(axis=1)
-        second = (amend(self.second, norm, self.geometry, state, arms, red, ~misplaced, np.stack([
+        # Where they see a hand, it may find cells they read covered: a pale hand in warm light looks like paper to them
+        second, covered = (amend(self.second, norm, self.geometry, state, arms, red, ~misplaced, np.stack([
             ~glare_seen & ~washed_out & (glare.ravel() < mdl.glare_max) & (middle_washed == 0),
-            tile_may & ~(hue_sure & ~hue_red) & ~dots_black, tile_may & ~(hue_sure & hue_red) & ~dots_red]))
-            if self.second is not None else np.zeros(100, bool))
+            tile_may & ~(hue_sure & ~hue_red) & ~dots_black, tile_may & ~(hue_sure & hue_red) & ~dots_red]),
+            occluded.any()) if self.second is not None else (np.zeros(100, bool),) * 2)
+        occluded |= covered
         empty_conf = np.where(flat, LIGHT_ONLY_EMPTY, np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
         tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
                                                1 - residual / mdl.residual_max]), 0, 1)
         confidence = np.where(second, SECOND_CONFIDENCE,
                               np.where(state == 0, empty_conf, np.where(state == 1, 0.5 + 0.5 * tile_conf, 0.0)))
-
         self.measures = {"body_red": body_red, "dots": dot_levels, "arms": arm_levels, "residual": residual,
                          "contrast": contrast, "middle": middle_body, "other": cell_other, "glare": glare.ravel(),
-                         "spread": spreads, "arm_margin": arm_margin, "dot_mean": dots, "arm_bits": arms,
-                         "second": second}
+                         "spread": spreads, "arm_margin": arm_margin, "dot_mean": dots, "arm_bits": arms}
         why = {CELLS[i]: ("where the board lies is uncertain here: too few of its markers were seen sharply"
                           if misplaced[i] else "a hand beside it may cover the end of a wave" if overlaid[i] else
                           "the end of a wave is in a shadow" if shadowed[i] else
