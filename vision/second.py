@@ -4,10 +4,12 @@ The tile reader (``vision.tiles``) reads a cell from measured parts of the artwo
 doubt: a wave's end in a shadow, a washed-out corner dot, a smeared hub. Many such cells are still plain to a person,
 who takes in the whole tile at once. This network does the same: it sees the cell (a quarter of a cell beyond each
 side, on the reader's light-divided picture, 20 x 20 samples) and says how likely the cell holds a tile, the tile is
-red, each of its four sides carries a wave, and a hand or an object covers it. It is consulted only for cells the rules
+red, each of its four sides carries a wave, and a hand or an object covers it. It is asked about the cells the rules
 left unreadable, and its reading is taken only when it is sure of every one of those, in each of the four quarter
-turns of the cell (the picture turned and the sides turned back), and sure nothing covers the cell. Otherwise the cell
-stays unreadable, with the reader's own cause.
+turns of the cell (the picture turned and the sides turned back), sure nothing covers the cell, and the rules saw
+nothing against it (``amend``: no empty cell under glare, no tile where a hand may cover a wave's end or glare may lift
+blank ink, no colour a colour cue denies). Otherwise the cell stays unreadable, with the reader's own cause. In a
+frame where the rules see a hand it is also asked about the cells they read: one it sees covered becomes unreadable.
 
 What it reads is given a modest confidence (``SECOND_CONFIDENCE``): an empty cell read by it never takes a tile off
 the board in play (``vision.stabiliser.GONE_CONFIDENCE_MIN``), as a tile under a hand of pale skin can look empty.
@@ -51,7 +53,7 @@ def features(norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarr
     out = np.empty((len(cells), SIDE, SIDE, 3), np.float32)
     for k, i in enumerate(cells):
         y, x = margin_px + (i // 10) * px_per_cell, margin_px + (i % 10) * px_per_cell
-        # Through float16, as the network was trained on.
+        # Rounded through float16 as in training (``bench/second_opinion.py`` makes its samples here).
         out[k] = cv2.resize(padded[y:y + crop, x:x + crop], (SIDE, SIDE), interpolation=cv2.INTER_AREA).astype(
             np.float16)
     top = np.percentile(out.mean(axis=3).reshape(len(cells), -1), 90, axis=1)
