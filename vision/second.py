@@ -7,9 +7,10 @@ side, on the reader's light-divided picture, 20 x 20 samples) and says how likel
 red, each of its four sides carries a wave, and a hand or an object covers it. It is asked about the cells the rules
 left unreadable, and its reading is taken only when it is sure of every one of those, in each of the four quarter
 turns of the cell (the picture turned and the sides turned back), sure nothing covers the cell, and the rules saw
-nothing against it (``amend``: no empty cell under glare, no tile where a hand may cover a wave's end or glare may lift
-blank ink, no colour a colour cue denies). Otherwise the cell stays unreadable, with the reader's own cause. In a
-frame where the rules see a hand it is also asked about the cells they read: one it sees covered becomes unreadable.
+nothing against it (``amend``: no empty cell under glare, no tile where a hand may cover a wave's end or glare may
+lift blank ink, no colour a colour cue denies, no blank side where they saw a wave's light or a hand). Otherwise the
+cell stays unreadable, with the reader's own cause. In a frame where the rules see a hand it is also asked about the
+cells they read: one it sees covered becomes unreadable.
 
 What it reads is given a modest confidence (``SECOND_CONFIDENCE``): an empty cell read by it never takes a tile off
 the board in play (``vision.stabiliser.GONE_CONFIDENCE_MIN``), as a tile under a hand of pale skin can look empty.
@@ -117,11 +118,19 @@ def second_opinion() -> SecondOpinion | None:
 
 
 def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, state: np.ndarray, arms: np.ndarray,
-          red: np.ndarray, eligible: np.ndarray, may_be: np.ndarray, hand_seen: bool) -> tuple[np.ndarray, np.ndarray]:
+          red: np.ndarray, eligible: np.ndarray, may_be: np.ndarray, hand_seen: bool,
+          not_blank: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Give the unreadable (``state`` 2) ``eligible`` cells the network's sure readings, in place (``state`` 0 empty,
-    1 tile, with ``arms`` and ``red``), each only where the rules allow it: ``may_be`` (3, 100) says where a cell may
-    be read empty, a red tile, a black tile. Where the rules see a hand (``hand_seen``), a cell they read that the
-    network sees covered is made unreadable. Returns which cells it read, and which it found covered."""
+    1 tile, with ``arms`` and ``red``), each only where the rules saw nothing against it:
+
+    - ``may_be`` (3, 100) says where a cell may be read empty, a red tile, a black tile. The tile reader allows no
+      empty cell where glare shows (a tile washed out whole looks like paper), no tile where a hand may cover a wave's
+      end or glare may lift blank ink to cream, and no colour that either colour cue (hue, corner dots) denies;
+    - ``not_blank`` (100, 4): sides on which the rules saw a wave's light (a shadow only darkens) or a hand (it may
+      hide a wave): no reading may call them blank.
+
+    Where the rules see a hand (``hand_seen``), a cell they read that the network sees covered is made unreadable.
+    Returns which cells it read, and which it found covered."""
     unread = (state == 2) & eligible
     asked = np.flatnonzero(unread | ((state != 2) & hand_seen))
     taken, covered = np.zeros(len(state), bool), np.zeros(len(state), bool)
@@ -131,6 +140,9 @@ def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, stat
     covered[asked[said.covered & (state[asked] != 2)]] = True
     kind = np.where(said.tile, np.where(said.red, 1, 2), 0)
     sure = said.sure & may_be[kind, asked] & unread[asked]
+    if not_blank is not None:
+        blank = (said.arms[:, None] & np.array([1, 2, 4, 8])) == 0
+        sure &= ~(said.tile & (blank & not_blank[asked]).any(axis=1))
     cells = asked[sure]
     state[cells] = np.where(said.tile[sure], 1, 0)
     arms[cells] = np.where(said.tile[sure], said.arms[sure], 0)

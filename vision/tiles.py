@@ -74,17 +74,17 @@ WASHED_LEVEL = 250
 WASHED_RIM = 0.08
 #: Corner dots fade evenly (and abstain on colour) where the grid image's edges are this many dot diameters wide.
 DOT_FADE = 1.2
-#: A sample region with less than this share left after washed-out pixels is not read ...
-WASHED_REGION = 0.6
-#: ... nor one whose clipped share is this much above its hub's (blank ink washed to look like cream).
-WASHED_BEYOND_HUB = 0.25
+#: A sample region with less than this share left after washed-out pixels is not read, nor one whose clipped share is
+#: this much above its hub's (blank ink washed to look like cream).
+WASHED_REGION, WASHED_BEYOND_HUB = 0.6, 0.25
 #: Where the board's pose may misplace a cell by more than this share of a cell (few markers seen, smeared:
 #: ``BoardFinder.cell_doubt``), no tile is read, and nothing at all beyond the second.
 POSE_DOUBT_TILE, POSE_DOUBT_ANY = 0.2, 0.5
 #: The confidence of a cell read empty by the shape of its light alone (``paper_by_its_light``), not as clean paper.
 LIGHT_ONLY_EMPTY = 0.6
-#: Share of dark ink no tile explains, just beyond a tile's side, that may be a hand's over the wave's end.
-BEYOND_DARK = 0.5
+#: Share of dark ink no tile explains, just beyond a tile's side, that may be a hand's over the wave's end; share of
+#: hand-like pixels in either half of a side that may hide its wave (the second opinion may not call it blank).
+BEYOND_DARK, HAND_ON_SIDE = 0.5, 0.1
 
 
 # -- the reader ----------------------------------------------------------------------------------
@@ -286,7 +286,7 @@ class TileReader:
         col = {name: k for k, name in enumerate(self.sampling.regions)}
         # Cream, redness, unclipped light (for ratios shade keeps) in one remap: 4 float channels remap fastest.
         dark = self._lo
-        patches = self._patches(cv2.merge([cream, redness, dark, np.zeros_like(dark)]), cx, cy, angle)
+        patches = self._patches(cv2.merge([cream, redness, dark, other.astype(np.float32)]), cx, cy, angle)
         flat = patches.reshape(100, PATCH * PATCH, -1)
         if clipped.any():
             spots, rims = clipped.astype(np.float32), cv2.dilate(clipped.view(np.uint8), self._washed_kernel)
@@ -316,6 +316,7 @@ class TileReader:
         contrast = np.where(kept[:, col["body"]], hub_level - body_level, 0.0)
         scale = np.maximum(contrast, 1e-3)[:, None]
         arm_cols = [col[f"arm_{d}_{part}"] for part in ("in", "out") for d in "nesw"]
+        hand_on = (self.sampling.region_means(flat[..., 3])[:, arm_cols] > HAND_ON_SIDE).reshape(100, 2, 4).any(axis=1)
         arm_levels = ((means[:, arm_cols] - body_level[:, None]) / scale).reshape(100, 2, 4)
         flank_cols = [col[f"flank_{d}_{part}"] for part in ("in", "out") for d in "nesw"]
         # The same against the body right beside each half: where the two disagree about wave or blank (a glare spot
@@ -438,15 +439,14 @@ class TileReader:
         doubt = np.zeros(100) if doubt is None else np.asarray(doubt, np.float64).ravel()
         misplaced = ((state == 1) & (doubt > POSE_DOUBT_TILE)) | (doubt > POSE_DOUBT_ANY)
         state[misplaced | overlaid | shadowed] = 2
-        # A network that sees the whole cell may read what the rules leave unreadable, if sure (``vision.second``), not
-        # against what they saw: empty where glare shows (a tile washed out whole looks like paper), a tile where a hand
-        # may cover a wave's end or glare may lift blank ink to cream, a colour either cue denies.
+        # A network that sees the whole cell may read what the rules leave unreadable, if sure and not against what they
+        # saw; where they see a hand, it may find cells they read covered (``vision.second.amend``).
         tile_may = ~overlaid & ~suspect.any(axis=1)
-        # Where they see a hand, it may find cells they read covered: a pale hand in warm light looks like paper to them
         second, covered = (amend(self.second, norm, self.geometry, state, arms, red, ~misplaced, np.stack([
             ~glare_seen & ~washed_out & (glare.ravel() < mdl.glare_max) & (middle_washed == 0),
             tile_may & ~(hue_sure & ~hue_red) & ~dots_black, tile_may & ~(hue_sure & hue_red) & ~dots_red]),
-            occluded.any()) if self.second is not None else (np.zeros(100, bool),) * 2)
+            occluded.any(), hand_on | (arm_kept[:, 1] & (arm_levels[:, 1] > 0.5 + mdl.arm_margin / 2)))
+            if self.second is not None else (np.zeros(100, bool),) * 2)
         occluded |= covered
         empty_conf = np.where(flat, LIGHT_ONLY_EMPTY, np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
         tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
