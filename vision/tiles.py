@@ -368,7 +368,7 @@ class TileReader:
         # The converse does not hold: blur that fades the dots also pales a red body toward black's hue. Black
         # is said only where the tile is sharp enough (its hub standing out) for a red tile's dots to show.
         black_ok = ~hue_red & dots_black & (contrast > mdl.black_contrast_min)
-        red = hue_red
+        red = hue_red.copy()     # the second opinion may colour cells in it (``amend``)
 
         # The patch must look like the ideal picture of what was read.
         scaled = np.clip((flat[..., 0] - body_level[:, None]) / scale, 0, 1)
