@@ -69,6 +69,22 @@ def test_tiles_washed_out_whole_by_a_wide_glare_are_glare_never_empty():
     assert sum(reading.get(c).state is CellState.EMPTY for c in CELLS) >= 20     # the board beyond the spot reads
 
 
+def test_tiles_washed_out_by_glare_on_paper_a_fifth_below_clipping_are_never_empty():
+    # The paper at about 194 (darkest channel): a glare spot clips the tiles in its middle whole, and the ink it lifts
+    # around them stays lighter than a trace. Most of each middle clipped says glare all the same.
+    exposed = replace(BASE, light=replace(BASE.light, exposure=0.8))
+    scene = replace(exposed, light=replace(exposed.light, glare=(Glare((0.5, 0.5), 0.04, 400),)))
+    recognizer = Recognizer()
+    recognizer.reader.second = None
+    assert recognizer.read(render(exposed)[0]).unreadable() == []
+    reading = recognizer.read(render(scene)[0])
+    truth = render(scene)[1]
+    expected = {c: f"{truth.tiles[c][0].value} {truth.tiles[c][1]}" if c in truth.tiles else "empty" for c in CELLS}
+    assert [c for c in CELLS if reading.get(c).state is not CellState.UNREADABLE
+            and reading.get(c).label() != expected[c]] == []
+    assert Counter(reading.causes.get(c) for c in reading.unreadable())[Cause.GLARE] >= 10
+
+
 def test_a_deep_shadow_is_named_shadow_and_never_blur():
     band = Shadow(30, 0.0, 0.12, 0.8)
     reading, causes = causes_of(replace(BASE, light=replace(BASE.light, shadow=band)))

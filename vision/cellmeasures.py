@@ -65,6 +65,10 @@ def darkest_near(dark: np.ndarray, geometry: GridGeometry, reach: float = INK_RE
 #: board's paper is under ``PAPER_DIM`` (clipping then takes light 40% above the board's), unless this share of all
 #: the board's middles clips.
 WASHED_MIDDLE, WASHED_INK, WASHED_TRACE, PAPER_DIM, OVEREXPOSED = 0.1, 120, 200, 180, 0.5
+#: ... and so may a middle clipped over this share where the paper is under ``PAPER_HALF_DIM``: clipping there takes
+#: light a fifth above the board's paper, more than a lamp's broad sheen lifts it (``causes.SHEEN_LIGHT``), so the
+#: cell is in glare and a tile in it would be as white as paper (seed 67 frame 84 I5, a red ns read empty).
+WASHED_MOST, PAPER_HALF_DIM = 0.5, 210
 
 
 def washed_whole(middle_clipped: np.ndarray, dark: np.ndarray, geometry: GridGeometry,
@@ -77,7 +81,9 @@ def washed_whole(middle_clipped: np.ndarray, dark: np.ndarray, geometry: GridGeo
     out = (middle_clipped > WASHED_MIDDLE) & (np.mean(middle_clipped > WASHED_MIDDLE) < OVEREXPOSED)
     if out.any():
         near = darkest_near(dark, geometry)
-        out &= (near > WASHED_INK) & ((near <= WASHED_TRACE) | (paper() <= PAPER_DIM))
+        level = paper()
+        out &= (near > WASHED_INK) & ((near <= WASHED_TRACE) | (level <= PAPER_DIM)
+                                      | ((middle_clipped > WASHED_MOST) & (level <= PAPER_HALF_DIM)))
     return out
 
 
