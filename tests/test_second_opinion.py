@@ -85,10 +85,10 @@ def test_amend_reads_only_unreadable_eligible_cells_and_only_what_the_rules_allo
     may_be[1, 10] = False                         # the cues deny red
     may_be[2, 15] = False                         # ... or black
     geometry, norm = Recognizer().finder.geometry, np.zeros((336, 336, 3), np.float32)
-    before = state.copy()
-    taken, hidden = amend(opinion, norm, geometry, state, arms, colour, eligible, may_be, hand_seen=False)
+    before, no_side = state.copy(), np.zeros((100, 4), bool)
+    taken, hidden = amend(opinion, norm, geometry, state, arms, colour, eligible, may_be, False, no_side)
     assert not hidden.any() and state[0] == 0 and state[1] == 1  # no hand seen: the rules' readings stand
-    assert amend(opinion, norm, geometry, before, arms.copy(), colour.copy(), eligible, may_be, hand_seen=True)[1][
+    assert amend(opinion, norm, geometry, before, arms.copy(), colour.copy(), eligible, may_be, True, no_side)[1][
         [1, 4]].tolist() == [True, False]         # a hand seen: a read cell the network sees covered is unreadable
     assert before[1] == 2 and before[0] == 0
     assert not taken[[0, 1, 2, 3, 10, 15]].any() and (state[[2, 3, 10, 15]] == 2).all()

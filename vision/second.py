@@ -119,7 +119,7 @@ def second_opinion() -> SecondOpinion | None:
 
 def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, state: np.ndarray, arms: np.ndarray,
           red: np.ndarray, eligible: np.ndarray, may_be: np.ndarray, hand_seen: bool,
-          not_blank: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+          not_blank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Give the unreadable (``state`` 2) ``eligible`` cells the network's sure readings, in place (``state`` 0 empty,
     1 tile, with ``arms`` and ``red``), each only where the rules saw nothing against it:
 
@@ -139,10 +139,8 @@ def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, stat
     said = opinion.read(norm, geometry.px_per_cell, geometry.margin_px, asked)
     covered[asked[said.covered & (state[asked] != 2)]] = True
     kind = np.where(said.tile, np.where(said.red, 1, 2), 0)
-    sure = said.sure & may_be[kind, asked] & unread[asked]
-    if not_blank is not None:
-        blank = (said.arms[:, None] & np.array([1, 2, 4, 8])) == 0
-        sure &= ~(said.tile & (blank & not_blank[asked]).any(axis=1))
+    blank = (said.arms[:, None] & np.array([1, 2, 4, 8])) == 0
+    sure = said.sure & may_be[kind, asked] & unread[asked] & ~(said.tile & (blank & not_blank[asked]).any(axis=1))
     cells = asked[sure]
     state[cells] = np.where(said.tile[sure], 1, 0)
     arms[cells] = np.where(said.tile[sure], said.arms[sure], 0)
