@@ -90,9 +90,9 @@ class CountingEstimator(MotionEstimator):
                          {m.id for m in BoardFinder().layout.markers})
         self.calls = 0
 
-    def ranked(self, grey, candidates):
+    def ranked(self, grey, candidates, scale=1.0):
         self.calls += 1
-        return super().ranked(grey, candidates)
+        return super().ranked(grey, candidates, scale)
 
 
 def test_a_search_that_found_nothing_waits_a_few_frames():

@@ -8,7 +8,10 @@ the markers' dark squares (its rejected candidates); this module:
 1. crops the picture around those candidates (or, failing them, the dark squares a threshold finds)
    and, for each straight-line blur in a small set (a length and a direction), deconvolves every crop
    at once (Wiener, in linear light) and asks the detector which board markers it now decodes: the
-   blur that lets most markers decode wins, then a finer set around it;
+   blur that lets most markers decode wins, then a finer set around it. The crops are first looked at as
+   they are, then, if no blur found that way gives a pose, scaled down as the finder scales a frame for
+   detection: deconvolution lifts the sensor noise, and averaging it away brings back markers that no
+   crop decoded at full size;
 2. deconvolves the whole frame with it, for the finder to detect the markers again; when that gives no
    pose, with the next blurs under which a marker decoded (up to ``ALTERNATIVES`` in all): a handful of
    small crops can favour a blur that brings back only their own markers.
@@ -128,8 +131,8 @@ def deblurred_colour(image: np.ndarray, motion: Motion) -> np.ndarray:
 class MotionEstimator:
     """Finds the motion blur that lets the most board markers decode around the marker candidates.
 
-    ``detector`` is the ArUco detector to decode crops with (run at full resolution), ``marker_ids``
-    the ids that belong to the board (others decoded from ringing do not count)."""
+    ``detector`` is the ArUco detector to decode crops with, ``marker_ids`` the ids that belong to the board
+    (others decoded from ringing do not count)."""
 
     def __init__(self, detector: cv2.aruco.ArucoDetector, marker_ids: set[int]) -> None:
         self.detector = detector
@@ -177,8 +180,10 @@ class MotionEstimator:
         pad = CROP_PAD
         return _linear(np.stack([cv2.copyMakeBorder(c, pad, pad, pad, pad, cv2.BORDER_REFLECT) for c in kept])), size
 
-    def score(self, spectra: np.ndarray, size: int, motion: Motion) -> int:
-        """How many distinct board markers decode in the crops with ``motion`` deconvolved."""
+    def score(self, spectra: np.ndarray, size: int, motion: Motion, scale: float = 1.0) -> int:
+        """How many distinct board markers decode in the crops with ``motion`` deconvolved, looked for in a copy
+        scaled by ``scale`` (the finder's detection scale: the copy the whole frame's markers are looked for in,
+        where downscaling averages away the noise deconvolution lifts)."""
         pad = CROP_PAD
         full = size + 2 * pad
         psf = line_psf(motion.length_px, motion.angle_deg)
@@ -193,6 +198,8 @@ class MotionEstimator:
             r, c = divmod(k, cols)
             y, x = gap + r * (size + gap), gap + c * (size + gap)
             mosaic[y:y + size, x:x + size] = crop
+        if scale < 1.0:
+            mosaic = cv2.resize(mosaic, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         _, ids, _ = self.detector.detectMarkers(mosaic)
         if ids is None:
             return 0
@@ -200,18 +207,19 @@ class MotionEstimator:
         # Two crops decoding the same id: one of them is a false decode; count the id once.
         return len(set(seen))
 
-    def ranked(self, grey: np.ndarray, candidates: list[np.ndarray]) -> list[Motion]:
+    def ranked(self, grey: np.ndarray, candidates: list[np.ndarray], scale: float = 1.0) -> list[Motion]:
         """The blurs worth deconvolving the whole frame with, best first (at most ``ALTERNATIVES``): the one
         under which most markers decode in the crops, refined, then others under which one decoded at least.
         The crops are few and small: the blur that decodes most of them is not always the one that brings
-        back the whole board's markers, so a caller tries the next when the first gives no pose."""
+        back the whole board's markers, so a caller tries the next when the first gives no pose. ``scale``: the
+        caller's detection scale (see ``score``)."""
         crops, size = self.crops(grey, candidates)
         if not len(crops):
             return []
         spectra = np.fft.rfft2(crops)
         scores: list[tuple[int, Motion]] = []
         for motion in (Motion(length, float(angle)) for length in COARSE_LENGTHS for angle in COARSE_ANGLES):
-            scores.append((self.score(spectra, size, motion), motion))
+            scores.append((self.score(spectra, size, motion, scale), motion))
             if scores[-1][0] >= min(ENOUGH_MARKERS, len(crops)):
                 break  # near enough: the finer set around it does the rest
         scores.sort(key=lambda sm: -sm[0])              # stable: equal scores keep the coarse order
@@ -224,7 +232,7 @@ class MotionEstimator:
                 if dl == 0.0 and da == 0.0:
                     continue
                 motion = Motion(max(2.0, centre.length_px + dl), (centre.angle_deg + da) % 180.0)
-                got = self.score(spectra, size, motion)
+                got = self.score(spectra, size, motion, scale)
                 if got > best_score:
                     best, best_score = motion, got
         return [best, *(m for n, m in scores[1:] if n > 0)][:ALTERNATIVES]
@@ -248,3 +256,11 @@ def dark_squares(small: np.ndarray, scale: float) -> list[np.ndarray]:
             out.append((cv2.boxPoints(rect).astype(np.float64) + 0.5) / scale - 0.5)
     return out
 
+
+
+def smear_candidates(detector: cv2.aruco.ArucoDetector, small: np.ndarray, scale: float) -> list[list[np.ndarray]]:
+    """Where the smeared markers of a grey frame downscaled by ``scale`` may be (quads, frame px): the rejected
+    candidates of ``detector``, then, as blur rounds a marker's corners, the dark squares a threshold finds."""
+    _, _, rejected = detector.detectMarkers(small)
+    return [[(np.asarray(q, np.float64).reshape(4, 2) + 0.5) / scale - 0.5 for q in rejected],
+            dark_squares(small, scale)]

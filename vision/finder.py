@@ -26,7 +26,7 @@ import numpy as np
 
 from thoughtwave.engine.cells import CELLS
 from thoughtwave.vision.artwork import ARUCO_DICTIONARY, BoardLayout
-from thoughtwave.vision.deblur import Motion, MotionEstimator, dark_squares, deblurred
+from thoughtwave.vision.deblur import Motion, MotionEstimator, deblurred, smear_candidates
 
 #: Canonical grid image: pixels per cell and the margin kept around the grid (in cells), so that a
 #: tile pushed 20% off a rim cell is still wholly inside the image.
@@ -395,11 +395,11 @@ class BoardFinder:
         ``vision.deblur``), that blur and the pose; None when no blur found lets the markers give a pose that
         the markers ``seen`` without deconvolving agree with."""
         small, scale = self._small(grey)
-        _, _, rejected = self._thorough.detectMarkers(small)
-        # The detector's candidates first; blur rounds a marker's corners, so a threshold's dark squares next.
-        for candidates in ([(np.asarray(q, np.float64).reshape(4, 2) + 0.5) / scale - 0.5 for q in rejected],
-                           dark_squares(small, scale)):
-            for motion in self.motion.ranked(grey, candidates):
+        seeds = smear_candidates(self._thorough, small, scale)
+        # Crops scored at full resolution first; then, for a frame still lost, scaled as the frame is for detection,
+        # which averages away the noise deconvolution lifts (seed 67 frame 93: no crop decodes at full resolution).
+        for at, candidates in [(1.0, c) for c in seeds] + ([(scale, c) for c in seeds] if scale < 1.0 else []):
+            for motion in self.motion.ranked(grey, candidates, scale=at):
                 markers = self._markers(deblurred(grey, motion))
                 pose = self.fit_pose(markers)
                 if pose is not None and self._confirms(pose, seen, motion.length_px / 2):
