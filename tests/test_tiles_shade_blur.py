@@ -253,6 +253,18 @@ def test_a_red_tiles_wave_end_in_a_shadow_is_doubt_as_its_blank_sides_are_red(de
     assert TileReader().read(shadow_spot(grid, x, y - 0.9 * P, 0.3 * P, depth)).cells()[tile].label() == "red ne"
 
 
+@pytest.mark.parametrize(("blur", "depth"), [(0.0, 0.2), (1.0, 0.2), (1.5, 0.2), (2.0, 0.3)])
+def test_the_second_opinion_calls_no_pale_side_of_a_red_tile_blank(blur, depth):
+    # The same shadow over a red nw's north wave's end, sharper: the rules leave the tile unreadable, and the network,
+    # sure, read it "red w". A red tile's blank side is red ink like its body; that side shows none.
+    tile = Cell.parse("E5")
+    x, y = centre(tile)
+    grid = grid_image({tile: face(Colour.RED, "nw")})
+    grid = cv2.GaussianBlur(grid, (0, 0), blur) if blur else grid
+    got = TileReader().read(shadow_spot(grid, x, y - 0.5 * P, 0.3 * P, depth)).cells()[tile]
+    assert got.state is CellState.UNREADABLE or got.label() == "red nw"
+
+
 @pytest.mark.parametrize(("blur", "offset"), [(0.0, 0.0), (0.0, 0.2), (1.5, 0.1), (1.5, 0.2)])
 def test_a_black_tiles_wave_end_in_a_shadow_in_a_hazy_picture_is_doubt(blur, offset):
     # Seed 59, frame 138 G9: a hand's shadow over a black tile's south wave in a picture where veiling flare lifts

@@ -119,7 +119,7 @@ def second_opinion() -> SecondOpinion | None:
 
 def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, state: np.ndarray, arms: np.ndarray,
           red: np.ndarray, eligible: np.ndarray, may_be: np.ndarray, hand_seen: bool,
-          not_blank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+          not_blank: np.ndarray, pale: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Give the unreadable (``state`` 2) ``eligible`` cells the network's sure readings, in place (``state`` 0 empty,
     1 tile, with ``arms`` and ``red``), each only where the rules saw nothing against it:
 
@@ -127,7 +127,9 @@ def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, stat
       empty cell where glare shows (a tile washed out whole looks like paper), no tile where a hand may cover a wave's
       end or glare may lift blank ink to cream, and no colour that either colour cue (hue, corner dots) denies;
     - ``not_blank`` (100, 4): sides on which the rules saw a wave's light (a shadow only darkens) or a hand (it may
-      hide a wave): no reading may call them blank.
+      hide a wave): no reading may call them blank;
+    - ``pale`` (100, 4): sides that show too little red for red ink: no red reading may call them blank (a red tile's
+      blank side is red like its body; the network has read a red tile's wave whose end lies in a shadow as blank).
 
     Where the rules see a hand (``hand_seen``), a cell they read that the network sees covered is made unreadable.
     Returns which cells it read, and which it found covered."""
@@ -140,7 +142,8 @@ def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, stat
     covered[asked[said.covered & (state[asked] != 2)]] = True
     kind = np.where(said.tile, np.where(said.red, 1, 2), 0)
     blank = (said.arms[:, None] & np.array([1, 2, 4, 8])) == 0
-    sure = said.sure & may_be[kind, asked] & unread[asked] & ~(said.tile & (blank & not_blank[asked]).any(axis=1))
+    against = not_blank[asked] | (said.red[:, None] & (False if pale is None else pale[asked]))
+    sure = said.sure & may_be[kind, asked] & unread[asked] & ~(said.tile & (blank & against).any(axis=1))
     cells = asked[sure]
     state[cells] = np.where(said.tile[sure], 1, 0)
     arms[cells] = np.where(said.tile[sure], said.arms[sure], 0)

@@ -220,13 +220,13 @@ def read_arms(levels: np.ndarray, kept: np.ndarray, glare: np.ndarray, arm_margi
     return (bit * np.array(ARM_BITS)).sum(axis=1), margin.min(axis=1)
 
 
-def pale_blank(blank: np.ndarray, arm_red: np.ndarray, body_red: np.ndarray, share: float) -> np.ndarray:
-    """(100,) tiles with a side read blank that shows too little red for red ink: ``blank`` (100, 4) the sides read
-    blank (n, e, s, w), ``arm_red`` (100, 8) the redness of each arm's inner then outer half, ``body_red`` (100,) the
-    body's; a blank half of a red tile is red ink like its body, so a side where neither half shows ``share`` of the
-    body's redness is another thing: a wave's end in a shadow (seed 53, frames 60 and 84) or something over it."""
+def pale_sides(arm_red: np.ndarray, body_red: np.ndarray, share: float) -> np.ndarray:
+    """(100, 4) the sides (n, e, s, w) that show too little red for a red tile's blank side: ``arm_red`` (100, 8) the
+    redness of each arm's inner then outer half, ``body_red`` (100,) the body's; a blank half of a red tile is red ink
+    like its body, so a side where neither half shows ``share`` of the body's redness is another thing: a wave, its end
+    in a shadow (seed 53, frames 60 and 84), or something over it."""
     red = np.asarray(arm_red).reshape(-1, 2, 4).max(axis=1)
-    return (blank & (red < share * np.asarray(body_red)[:, None])).any(axis=1)
+    return red < share * np.asarray(body_red)[:, None]
 
 
 def in_tile_frames(image: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.ndarray, u: np.ndarray,

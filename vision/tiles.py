@@ -57,7 +57,7 @@ from thoughtwave.vision.tileframe import (
     TileSampling,
     frame_coords,
     in_tile_frames,
-    pale_blank,
+    pale_sides,
     read_arms,
     sampling,
 )
@@ -285,8 +285,7 @@ class TileReader:
         middle_washed = cell_shares(clipped, self.geometry, *MIDDLE)
         col = {name: k for k, name in enumerate(self.sampling.regions)}
         # Cream, redness, unclipped light (for ratios shade keeps) in one remap: 4 float channels remap fastest.
-        dark = self._lo
-        patches = self._patches(cv2.merge([cream, redness, dark, other.astype(np.float32)]), cx, cy, angle)
+        patches = self._patches(cv2.merge([cream, redness, self._lo, other.astype(np.float32)]), cx, cy, angle)
         flat = patches.reshape(100, PATCH * PATCH, -1)
         if clipped.any():
             spots, rims = clipped.astype(np.float32), cv2.dilate(clipped.view(np.uint8), self._washed_kernel)
@@ -410,7 +409,8 @@ class TileReader:
         overlaid = tile_ok & (blank & facing(cell_other.ravel() > 0) & beyond).any(axis=1)
         # A red tile's blank side is red ink like its body: one that shows no red is a wave's end in a shadow. So is a
         # blank side a little lighter than the body beside it, in both halves, with dark no tile explains beyond it.
-        shadowed = tile_ok & ((red & pale_blank(blank, red_means[:, arm_cols], body_red, mdl.blank_red_share))
+        pale = pale_sides(red_means[:, arm_cols], body_red, mdl.blank_red_share)
+        shadowed = tile_ok & ((red & (blank & pale).any(axis=1))
                               | (blank & beyond & (ratio.min(axis=1) > mdl.shadowed_ratio_min)).any(axis=1))
         middle_unexplained = cell_shares(unexplained, self.geometry, *MIDDLE)
         # Empty is said only where a tile would have shown: not under measurable glare, nor where the middle is washed
@@ -425,7 +425,7 @@ class TileReader:
         # Paper in a soft shadow (a hand's, a lamp's) is too dark for the white estimate, which cannot follow a
         # shadow inside a cell, so it counts as not paper above. Yet its middle ranges little from bright to dark
         # whatever the shadow's depth, while any ink spans a ratio of several: such a middle, unclipped, is empty.
-        spreads = middle_spread(dark, self.geometry)
+        spreads = middle_spread(self._lo, self.geometry)
         # Paper in shade, or in even light a little above the board's white, by the shape of its light alone.
         tinged = cell_shares(self._coloured, self.geometry, *MIDDLE)
         faint = (contrast < mdl.hub_faint) & kept[:, col["body"]]          # a washed-out body shows no hub
@@ -445,7 +445,7 @@ class TileReader:
         second, covered = (amend(self.second, norm, self.geometry, state, arms, red, ~misplaced, np.stack([
             ~glare_seen & ~washed_out & (glare.ravel() < mdl.glare_max) & (middle_washed == 0),
             tile_may & ~(hue_sure & ~hue_red) & ~dots_black, tile_may & ~(hue_sure & hue_red) & ~dots_red]),
-            occluded.any(), hand_on | (arm_kept[:, 1] & (arm_levels[:, 1] > 0.5 + mdl.arm_margin / 2)))
+            occluded.any(), hand_on | (arm_kept[:, 1] & (arm_levels[:, 1] > 0.5 + mdl.arm_margin / 2)), pale)
             if self.second is not None else (np.zeros(100, bool),) * 2)
         occluded |= covered
         empty_conf = np.where(flat, LIGHT_ONLY_EMPTY, np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
