@@ -36,19 +36,21 @@ def test_a_covered_cell_teaches_only_that_it_is_covered_and_an_empty_one_no_colo
     assert mask[1].tolist() == [1, 0, 0, 0, 0, 0, 1] and y4[1].sum() == 0
 
 
-def test_saved_weights_are_read_back_as_learnt(tmp_path):
+def test_saved_networks_are_read_back_as_learnt_each_in_its_four_views(tmp_path):
     rng = np.random.default_rng(3)
     sizes = (1200, 16, 8, 7)
-    weights = [rng.normal(0, 0.1, (a, b)).astype(np.float32) for a, b in zip(sizes, sizes[1:], strict=False)]
-    biases = [rng.normal(0, 0.1, b).astype(np.float32) for b in sizes[1:]]
-    save(weights, biases, tmp_path / "w.npz")
+    nets = [([rng.normal(0, 0.1, (a, b)).astype(np.float32) for a, b in zip(sizes, sizes[1:], strict=False)],
+             [rng.normal(0, 0.1, b).astype(np.float32) for b in sizes[1:]]) for _ in range(2)]
+    save(nets, tmp_path / "w.npz")
     x = rng.uniform(0, 1.5, (5, 20, 20, 3)).astype(np.float32)
-    z = x.reshape(5, -1)
-    for n, (w, b) in enumerate(zip(weights, biases, strict=True)):
-        z = z @ w + b
-        z = np.maximum(z, 0) if n < 2 else z
-    expected = 1 / (1 + np.exp(-z))
-    assert SecondOpinion(tmp_path / "w.npz").probabilities(x)[0] == pytest.approx(expected, abs=0.02)
+    views = SecondOpinion(tmp_path / "w.npz").probabilities(x)
+    assert views.shape == (8, 5, 7)
+    for j, (weights, biases) in enumerate(nets):
+        z = x.reshape(5, -1)
+        for n, (w, b) in enumerate(zip(weights, biases, strict=True)):
+            z = z @ w + b
+            z = np.maximum(z, 0) if n < 2 else z
+        assert views[4 * j] == pytest.approx(1 / (1 + np.exp(-z)), abs=0.02)     # each network's unturned view
 
 
 def test_samples_are_every_cell_of_a_found_board_with_its_truth(tmp_path):
@@ -56,6 +58,6 @@ def test_samples_are_every_cell_of_a_found_board_with_its_truth(tmp_path):
     cv2.imwrite(str(tmp_path / "frame-00000.png"), frame)
     (tmp_path / "frame-00000.json").write_text(json.dumps(
         {"board": truth.board_state(), "hand": False, "occluded_cells": [], "draw": {}}))
-    x, y, covered = samples(tmp_path)
-    assert x.shape == (100, 20, 20, 3) and y.shape == (100, 7) and not covered.any()
+    x, y, covered, hard = samples(tmp_path)
+    assert x.shape == (100, 20, 20, 3) and y.shape == (100, 7) and not covered.any() and hard.shape == (100,)
     assert int(y[:, 0].sum()) == len(truth.tiles)

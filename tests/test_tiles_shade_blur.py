@@ -277,7 +277,12 @@ def test_a_black_tiles_wave_end_in_a_shadow_in_a_hazy_picture_is_doubt(blur, off
         grid = np.clip(grid.astype(np.float32) * 0.7 + 40.0, 0, 255).astype(np.uint8)
         return cv2.GaussianBlur(grid, (0, 0), blur) if blur else grid
 
-    readout = TileReader().read(hazy("esw"))
+    rules = TileReader()
+    rules.second = None
+    readout = rules.read(hazy("esw"))
     assert readout.cells()[tile].state is CellState.UNREADABLE          # not "black ew"
     assert readout.causes[tile] is Cause.SHADOW
+    # The second opinion may read it, if right (its two networks read it so in the sharp picture).
+    got = TileReader().read(hazy("esw")).cells()[tile]
+    assert got.state is CellState.UNREADABLE or got.label() == "black esw"
     assert TileReader().read(hazy("ew")).cells()[tile].label() == "black ew"   # a blank side in the same shadow

@@ -1,22 +1,23 @@
-"""A second opinion on the cells the rules leave unreadable: a small network that looks at the whole cell.
+"""A second opinion on the cells the rules leave unreadable: two small networks that look at the whole cell.
 
 The tile reader (``vision.tiles``) reads a cell from measured parts of the artwork and refuses whenever a part is in
 doubt: a wave's end in a shadow, a washed-out corner dot, a smeared hub. Many such cells are still plain to a person,
-who takes in the whole tile at once. This network does the same: it sees the cell (a quarter of a cell beyond each
+who takes in the whole tile at once. Each network does the same: it sees the cell (a quarter of a cell beyond each
 side, on the reader's light-divided picture, 20 x 20 samples) and says how likely the cell holds a tile, the tile is
 red, each of its four sides carries a wave, and a hand or an object covers it. It is asked about the cells the rules
-left unreadable, and its reading is taken only when it is sure of every one of those, in each of the four quarter
-turns of the cell (the picture turned and the sides turned back), sure nothing covers the cell, and the rules saw
-nothing against it (``amend``: no empty cell under glare, no tile where a hand may cover a wave's end or glare may
-lift blank ink, no colour a colour cue denies, no blank side where they saw a wave's light or a hand). Otherwise the
-cell stays unreadable, with the reader's own cause. In a frame where the rules see a hand it is also asked about the
-cells they read: one it sees covered becomes unreadable.
+left unreadable, and a reading is taken only when both networks are sure of every one of those, in each of the
+four quarter turns of the cell (the picture turned and the sides turned back), sure nothing covers the cell, and the
+rules saw nothing against it (``amend``: no empty cell under glare, no tile where a hand may cover a wave's end or
+glare may lift blank ink, no colour a colour cue denies, no blank side where they saw a wave's light or a hand, nor
+a red tile's side that shows no red). Otherwise the cell stays unreadable, with the reader's own cause. In a frame
+where the rules see a hand it is also asked about the cells they read: one it sees covered becomes unreadable.
 
 What it reads is given a modest confidence (``SECOND_CONFIDENCE``): an empty cell read by it never takes a tile off
 the board in play (``vision.stabiliser.GONE_CONFIDENCE_MIN``), as a tile under a hand of pale skin can look empty.
 
-The weights (``second_opinion.npz``, int8 per output with a scale) are made by ``bench/second_opinion.py`` from
-path-traced sets of known seeds; the README's figures name them and the sets it was measured on.
+The weights (``second_opinion.npz``, both networks, int8 per output with a scale) are made by
+``bench/second_opinion.py`` from path-traced sets of known seeds (the two networks weigh the cells the rules leave
+unreadable differently); the README's figures name them and the sets they were measured on.
 """
 
 from __future__ import annotations
@@ -34,12 +35,14 @@ from thoughtwave.vision.finder import GridGeometry
 WEIGHTS = Path(__file__).with_name("second_opinion.npz")
 #: Samples a side of the picture the network sees, and how much of the cell's neighbours it takes in (cells a side).
 SIDE, REACH = 20, 1.25
-#: A reading is taken only where every output is this sure (or as sure of its opposite) in every quarter turn ...
-SURE = 0.999
-#: ... and no quarter turn gives this much to something covering the cell.
+#: A reading is taken only where every output is this sure (or as sure of its opposite) in every view (each network,
+#: each quarter turn) ... One network alone at 0.99 misread a wave's end (seed 67, frame 12 A4), and needed 0.999;
+#: two trained apart agree on few wrong readings, so together they can read more cells surely.
+SURE = 0.99
+#: ... and no view gives this much to something covering the cell.
 COVERED_MAX = 0.5
-#: In a frame where the rules see a hand, a cell they read is taken as covered (unreadable) where every quarter turn
-#: gives cover this much: a hand of pale skin in warm light looks like paper to them, and tiles under it read empty.
+#: In a frame where the rules see a hand, a cell they read is taken as covered (unreadable) where every view gives
+#: cover this much: a hand of pale skin in warm light looks like paper to them, and tiles under it read empty.
 COVERED_SURE = 0.8
 #: The confidence a reading of the second opinion carries (under the stabiliser's bar for taking a tile off).
 SECOND_CONFIDENCE = 0.6
@@ -74,31 +77,35 @@ class Opinion:
 
 
 class SecondOpinion:
-    """The network, loaded from ``path``: ``read`` gives its sure readings of a grid image's cells."""
+    """The networks, loaded from ``path``: ``read`` gives their sure readings of a grid image's cells. The file holds
+    ``nets`` networks trained apart (keys ``n{j}_w{k}``, ``n{j}_s{k}``, ``n{j}_b{k}``), or one (``w{k}``, ...)."""
 
     def __init__(self, path: Path = WEIGHTS) -> None:
         with np.load(path, allow_pickle=False) as data:
             count = int(data["layers"])
-            self.weights = [data[f"w{k}"].astype(np.float32) * data[f"s{k}"] for k in range(count)]
-            self.biases = [data[f"b{k}"].astype(np.float32) for k in range(count)]
+            prefixes = [f"n{j}_" for j in range(int(data["nets"]))] if "nets" in data else [""]
+            self.nets = [([data[f"{p}w{k}"].astype(np.float32) * data[f"{p}s{k}"] for k in range(count)],
+                          [data[f"{p}b{k}"].astype(np.float32) for k in range(count)]) for p in prefixes]
 
     def probabilities(self, samples: np.ndarray) -> np.ndarray:
-        """(4, N, 7) the outputs for each quarter turn (turned back to the cell's own sides): tile, red, n, e, s, w,
-        covered."""
-        turns = []
-        for k in range(4):
-            x = np.ascontiguousarray(np.rot90(samples, -k, axes=(1, 2))).reshape(len(samples), -1)
-            for n, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
-                x = x @ w + b
-                if n < len(self.weights) - 1:
-                    np.maximum(x, 0.0, out=x)
-            p = 1.0 / (1.0 + np.exp(-np.clip(x, -60.0, 60.0)))
-            p[:, 2:6] = np.roll(p[:, 2:6], -k, axis=1)
-            turns.append(p)
-        return np.stack(turns)
+        """(4 * nets, N, 7) the outputs of each network for each quarter turn (turned back to the cell's own sides):
+        tile, red, n, e, s, w, covered."""
+        views = []
+        for weights, biases in self.nets:
+            for k in range(4):
+                x = np.ascontiguousarray(np.rot90(samples, -k, axes=(1, 2))).reshape(len(samples), -1)
+                for n, (w, b) in enumerate(zip(weights, biases, strict=True)):
+                    x = x @ w + b
+                    if n < len(weights) - 1:
+                        np.maximum(x, 0.0, out=x)
+                p = 1.0 / (1.0 + np.exp(-np.clip(x, -60.0, 60.0)))
+                p[:, 2:6] = np.roll(p[:, 2:6], -k, axis=1)
+                views.append(p)
+        return np.stack(views)
 
     def read(self, norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarray) -> Opinion:
-        """Its sure readings of ``cells`` (indices) of a light-divided grid image (``TileReader.normalise``)."""
+        """Their sure readings of ``cells`` (indices) of a light-divided grid image (``TileReader.normalise``): sure in
+        every view (each network, each quarter turn)."""
         p = self.probabilities(features(norm, px_per_cell, margin_px, cells))
         lo, hi = p.min(axis=0), p.max(axis=0)
         yes, no = lo > SURE, hi < 1.0 - SURE
