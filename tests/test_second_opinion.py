@@ -86,9 +86,10 @@ def test_amend_reads_only_unreadable_eligible_cells_and_only_what_the_rules_allo
     may_be[2, 15] = False                         # ... or black
     geometry, norm = Recognizer().finder.geometry, np.zeros((336, 336, 3), np.float32)
     before, no_side = state.copy(), np.zeros((100, 4), bool)
-    taken, hidden = amend(opinion, norm, geometry, state, arms, colour, eligible, may_be, False, no_side)
+    taken, hidden = amend(opinion, norm, geometry, state, arms, colour, eligible, may_be, False, no_side, no_side)
     assert not hidden.any() and state[0] == 0 and state[1] == 1  # no hand seen: the rules' readings stand
-    assert amend(opinion, norm, geometry, before, arms.copy(), colour.copy(), eligible, may_be, True, no_side)[1][
+    assert amend(opinion, norm, geometry, before, arms.copy(), colour.copy(), eligible, may_be, True, no_side,
+                 no_side)[1][
         [1, 4]].tolist() == [True, False]         # a hand seen: a read cell the network sees covered is unreadable
     assert before[1] == 2 and before[0] == 0
     assert not taken[[0, 1, 2, 3, 10, 15]].any() and (state[[2, 3, 10, 15]] == 2).all()
@@ -97,8 +98,14 @@ def test_amend_reads_only_unreadable_eligible_cells_and_only_what_the_rules_allo
     state2, not_blank = np.full(100, 2), np.zeros((100, 4), bool)
     not_blank[12, 1] = True
     taken2, _ = amend(opinion, norm, geometry, state2, np.zeros(100, np.int64), np.zeros(100, bool), eligible, may_be,
-                      False, not_blank)
+                      False, not_blank, no_side)
     assert not taken2[12] and state2[12] == 2 and taken2[11] and taken2[13]
+    # A side that shows no red (here the east of cell 13) may not be blank in a red reading.
+    state3, pale = np.full(100, 2), np.zeros((100, 4), bool)
+    pale[13, 1] = True
+    taken3, _ = amend(opinion, norm, geometry, state3, np.zeros(100, np.int64), np.zeros(100, bool), eligible, may_be,
+                      False, no_side, pale)
+    assert not taken3[13] and state3[13] == 2 and taken3[12] and taken3[14]
     assert (state[16:20] == 1).all() and not colour[16:20].any()
     assert (state[20:] == 0).all() and taken[20:].all()
 

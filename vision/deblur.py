@@ -257,7 +257,6 @@ def dark_squares(small: np.ndarray, scale: float) -> list[np.ndarray]:
     return out
 
 
-
 def smear_candidates(detector: cv2.aruco.ArucoDetector, small: np.ndarray, scale: float) -> list[list[np.ndarray]]:
     """Where the smeared markers of a grey frame downscaled by ``scale`` may be (quads, frame px): the rejected
     candidates of ``detector``, then, as blur rounds a marker's corners, the dark squares a threshold finds."""

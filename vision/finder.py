@@ -396,10 +396,11 @@ class BoardFinder:
         the markers ``seen`` without deconvolving agree with."""
         small, scale = self._small(grey)
         seeds = smear_candidates(self._thorough, small, scale)
-        # Crops scored at full resolution first; then, for a frame still lost, scaled as the frame is for detection,
-        # which averages away the noise deconvolution lifts (seed 67 frame 93: no crop decodes at full resolution).
+        # Crops at full size first, then (a frame still lost) at the detection scale, averaging the lifted noise away.
+        tried: set[Motion] = set()      # a blur that gave no pose gives none the second time either
         for at, candidates in [(1.0, c) for c in seeds] + ([(scale, c) for c in seeds] if scale < 1.0 else []):
-            for motion in self.motion.ranked(grey, candidates, scale=at):
+            for motion in (m for m in self.motion.ranked(grey, candidates, scale=at) if m not in tried):
+                tried.add(motion)
                 markers = self._markers(deblurred(grey, motion))
                 pose = self.fit_pose(markers)
                 if pose is not None and self._confirms(pose, seen, motion.length_px / 2):

@@ -126,7 +126,7 @@ def second_opinion() -> SecondOpinion | None:
 
 def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, state: np.ndarray, arms: np.ndarray,
           red: np.ndarray, eligible: np.ndarray, may_be: np.ndarray, hand_seen: bool,
-          not_blank: np.ndarray, pale: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+          not_blank: np.ndarray, pale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Give the unreadable (``state`` 2) ``eligible`` cells the network's sure readings, in place (``state`` 0 empty,
     1 tile, with ``arms`` and ``red``), each only where the rules saw nothing against it:
 
@@ -149,7 +149,7 @@ def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, stat
     covered[asked[said.covered & (state[asked] != 2)]] = True
     kind = np.where(said.tile, np.where(said.red, 1, 2), 0)
     blank = (said.arms[:, None] & np.array([1, 2, 4, 8])) == 0
-    against = not_blank[asked] | (said.red[:, None] & (False if pale is None else pale[asked]))
+    against = not_blank[asked] | (said.red[:, None] & pale[asked])
     sure = said.sure & may_be[kind, asked] & unread[asked] & ~(said.tile & (blank & against).any(axis=1))
     cells = asked[sure]
     state[cells] = np.where(said.tile[sure], 1, 0)
