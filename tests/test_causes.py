@@ -21,7 +21,9 @@ from thoughtwave.vision.causes import (
     diagnose,
     explain,
 )
+from thoughtwave.vision.cellmeasures import washed_whole
 from thoughtwave.vision.events import Unreadable, to_json
+from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.reading import BoardReading, CellReading, CellState
 from thoughtwave.vision.recognizer import Recognizer
 from thoughtwave.vision.sources import Frame
@@ -83,6 +85,21 @@ def test_tiles_washed_out_by_glare_on_paper_a_fifth_below_clipping_are_never_emp
     assert [c for c in CELLS if reading.get(c).state is not CellState.UNREADABLE
             and reading.get(c).label() != expected[c]] == []
     assert Counter(reading.causes.get(c) for c in reading.unreadable())[Cause.GLARE] >= 10
+
+
+def test_a_tile_clipped_only_in_a_corner_of_its_middle_by_a_spot_that_lifts_the_ink_beside_it_may_be_washed_out():
+    # Seed 73 frame 100 J6: a red tile under a lamp's spot, a tenth of its middle clipped and the rest lifted to half
+    # again the board's paper (darkest channel 242 over 149), the black tile beside it lifted to 172. No paper lit
+    # there shows more, so the cell may hold a tile: a twentieth of the middle clipped is enough to say so.
+    geometry = GridGeometry()
+    dark = np.full((geometry.size, geometry.size), 235, np.uint8)     # everything in the spot's light lifted
+    p, m = geometry.px_per_cell, geometry.margin_px
+    dark[m + 5 * p + 8:m + 6 * p - 8, m + 8 * p + 4:m + 9 * p - 4] = 172  # the black tile beside, its ink lifted
+    index = Cell.parse("J6").index
+    clipped = np.zeros(100)
+    for share, washed in ((0.1, True), (0.06, True), (0.0, False)):
+        clipped[index] = share
+        assert washed_whole(clipped, dark, geometry, lambda: 149.0)[index] == washed
 
 
 def test_a_deep_shadow_is_named_shadow_and_never_blur():

@@ -63,8 +63,9 @@ def darkest_near(dark: np.ndarray, geometry: GridGeometry, reach: float = INK_RE
 #: A middle clipped white over this share, with nothing darker than ``WASHED_INK`` (grey level) within a cell of it,
 #: may hold a tile washed out whole (``washed_whole``) where ink lifted to under ``WASHED_TRACE`` lies that near or the
 #: board's paper is under ``PAPER_DIM`` (clipping then takes light 40% above the board's), unless this share of all
-#: the board's middles clips.
-WASHED_MIDDLE, WASHED_INK, WASHED_TRACE, PAPER_DIM, OVEREXPOSED = 0.1, 120, 200, 180, 0.5
+#: the board's middles clips. (A twentieth, not a tenth: seed 73 frame 100 J6, a red tile in a lamp's spot, clipped a
+#: tenth of its middle and read empty; 10 empty cells of 125,000 on the tuning sets pay for it.)
+WASHED_MIDDLE, WASHED_INK, WASHED_TRACE, PAPER_DIM, OVEREXPOSED = 0.05, 120, 200, 180, 0.5
 #: ... and so may a middle clipped over this share where the paper is under ``PAPER_HALF_DIM``: clipping there takes
 #: light a fifth above the board's paper, more than a lamp's broad sheen lifts it (``causes.SHEEN_LIGHT``), so the
 #: cell is in glare and a tile in it would be as white as paper (seed 67 frame 84 I5, a red ns read empty).

@@ -148,7 +148,7 @@ class Recognizer:
                 readout = self.reader.read(grid, cell_px, self.sharp_reference, moved=found.motion is not None,
                                            doubt=doubt)
                 self._keep_sharpness(grid, readout)
-                if self._misplaced_by_motion(found.pose, readout, doubt):
+                if self._misplaced_by_motion(found.pose, readout, doubt, frame.shape):
                     again = self._repose(frame, found)
                     if again is not None:
                         found, readout, cell_px, doubt = again
@@ -166,21 +166,27 @@ class Recognizer:
             return BoardReading(False, ms=ms)
         return readout.board_reading(ms)
 
-    def _misplaced_by_motion(self, pose: BoardPose, readout: TileReadout, doubt: np.ndarray) -> bool:
-        """Whether cells are unreadable because a smeared frame left too few markers for a sure pose."""
+    def _misplaced_by_motion(self, pose: BoardPose, readout: TileReadout, doubt: np.ndarray,
+                             shape: tuple[int, ...]) -> bool:
+        """Whether cells are unreadable for blur on a pose a smeared frame left too few markers for: one that may
+        misplace them (``doubt``), or one on fewer than half the markers in view (``Reposer.few``)."""
         if len(pose.marker_ids) >= len(self.finder.layout.markers):
             return False
+        few = self._reposer_for().few(pose, shape)
         # A blur measured as even in every direction may still be a shake's (a short one, or along a diagonal).
-        return any(readout.causes.get(CELLS[i]) in (Cause.MOTION, Cause.FOCUS) and doubt[i] > POSE_DOUBT_TILE
+        return any(readout.causes.get(CELLS[i]) in (Cause.MOTION, Cause.FOCUS) and (few or doubt[i] > POSE_DOUBT_TILE)
                    for i in range(len(CELLS)))
+
+    def _reposer_for(self) -> Reposer:
+        if self._reposer is None or self._reposer.finder is not self.finder:
+            self._reposer = Reposer(self.finder)
+        return self._reposer
 
     def _repose(self, frame: np.ndarray,
                 found: FinderResult) -> tuple[FinderResult, TileReadout, np.ndarray, np.ndarray] | None:
         """The frame read again on a pose from more markers, found with its motion blur deconvolved
         (``vision.repose``): the finder's result, the readout, cell sizes and pose doubt; None when none is found."""
-        if self._reposer is None or self._reposer.finder is not self.finder:
-            self._reposer = Reposer(self.finder)
-        better = self._reposer.repose(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), found.pose, found.marker_corners)
+        better = self._reposer_for().repose(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), found.pose, found.marker_corners)
         if better is None:
             return None
         pose, motion, markers = better
