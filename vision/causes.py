@@ -208,14 +208,18 @@ def diagnose(unreadable: np.ndarray, occluded: np.ndarray, glare: np.ndarray, li
 
 def explain(unreadable: np.ndarray, occluded: np.ndarray, glare: np.ndarray, light: CellLight, *,
             glare_max: float, cell_px: np.ndarray | None, moved: bool, measure: Callable[[], Sharpness],
-            px_per_cell: int, reference: float | None = None,
-            plain: np.ndarray | None = None) -> tuple[dict[Cell, Cause], Sharpness | None]:
+            px_per_cell: int, reference: float | None = None, plain: np.ndarray | None = None,
+            unplaced: np.ndarray | None = None) -> tuple[dict[Cell, Cause], Sharpness | None]:
     """A cause for EVERY unreadable cell (see ``diagnose``), and the grid image's sharpness when it was
     measured (``measure`` is called only when some cell is not explained by hands, light or size).
 
     ``moved``: the finder saw the camera move (every cell smeared, so not judged small either). A cell
     still unexplained is named blurred when the picture is a little soft (``SOFT_BLUR_WIDTH``), else
-    ``UNCLEAR``."""
+    ``UNCLEAR``.
+
+    ``unplaced``: cells the pose is too unsure to place, resting on too few markers. Smeared ones when the picture
+    is even a little soft (a smear that leaves the tiles readable still drags markers past decoding: seed 61 frame
+    101, 7.9 px, measured under ``BLUR_WIDTH``), else hidden ones (``HAND``)."""
     causes = diagnose(unreadable, occluded, glare, light, Cause.MOTION if moved else None,
                       None if moved else cell_px, glare_max, plain)
     sharp = None
@@ -227,6 +231,10 @@ def explain(unreadable: np.ndarray, occluded: np.ndarray, glare: np.ndarray, lig
     soft = blur_cause(sharp, px_per_cell, None, SOFT_BLUR_WIDTH) or Cause.UNCLEAR
     for i in np.flatnonzero(unreadable):
         causes.setdefault(CELLS[i], soft)
+    if unplaced is not None and unplaced.any():
+        sharp = sharp or measure()
+        cause = blur_cause(sharp, px_per_cell, reference, SOFT_BLUR_WIDTH) or Cause.HAND
+        causes.update({CELLS[i]: cause for i in np.flatnonzero(unplaced)})
     return causes, sharp
 
 

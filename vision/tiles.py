@@ -471,12 +471,7 @@ class TileReader:
             readout.causes, measured = explain(
                 state == 2, occluded, glare.ravel(), self.cell_light(grid), glare_max=mdl.glare_max, cell_px=cell_px,
                 moved=moved, measure=lambda: sharp or sharpness(grid), px_per_cell=self.geometry.px_per_cell,
-                reference=sharp_reference, plain=(spreads < SOFT_SPREAD) & (tinged == 0))
-            if misplaced.any():
-                # Few markers to fix the pose by: smeared ones when the picture is blurred, else hidden ones.
-                measured = measured or sharp or sharpness(grid)
-                cause = blur_cause(measured, self.geometry.px_per_cell, sharp_reference) or Cause.HAND
-                readout.causes.update({CELLS[i]: cause for i in np.flatnonzero(misplaced)})
+                reference=sharp_reference, plain=(spreads < SOFT_SPREAD) & (tinged == 0), unplaced=misplaced)
             readout.causes.update({CELLS[i]: Cause.HAND if overlaid[i] else Cause.SHADOW
                                    for i in np.flatnonzero((overlaid | shadowed) & ~misplaced)})
             readout.sharpness = measured.width if measured is not None else None
