@@ -119,8 +119,9 @@ def _detector_parameters(window_sizes: tuple[int, int, int]) -> cv2.aruco.Detect
 #: (min, max, step) adaptive-threshold windows of the quick pass and of the thorough retry, which runs when the
 #: quick pass finds fewer markers than ``RETRY_BELOW``.
 QUICK_WINDOWS, THOROUGH_WINDOWS, RETRY_BELOW = (13, 13, 10), (5, 25, 10), 4
-#: A frame under this median grey with fewer than two markers found is underexposed (a bright lamp in view, a dim
-#: room: markers fainter than the detector's fixed thresholds): it is searched again brightened ``DARK_GAIN`` times.
+#: A frame under this median grey with fewer than ``RETRY_BELOW`` markers found is underexposed (a bright lamp in view,
+#: a dim room: markers fainter than the detector's fixed thresholds): it is searched again brightened ``DARK_GAIN``
+#: times. (Not only when under two: a pose on the two or three the detector still sees doubts the far cells.)
 DARK_MEDIAN, DARK_GAIN = 48, 6.0
 #: A search for motion blur that found no board (0.1-1.5 s on a cluttered frame) is not tried again for this
 #: many frames: a table with no board on it must not slow every frame down.
@@ -185,7 +186,7 @@ class BoardFinder:
         found = self._detect(self._quick, small, scale)
         if len(found) < RETRY_BELOW:
             found = {**found, **self._detect(self._thorough, small, scale)}
-        if len(found) < 2 and float(np.median(small)) < DARK_MEDIAN:   # underexposed: see DARK_MEDIAN
+        if len(found) < RETRY_BELOW and float(np.median(small)) < DARK_MEDIAN:   # underexposed: see DARK_MEDIAN
             found = {**found, **self._detect(self._thorough, cv2.convertScaleAbs(small, alpha=DARK_GAIN), scale)}
         if found and scale < 1.0:
             self._refine(grey, found, scale)
