@@ -27,6 +27,7 @@ import numpy as np
 from thoughtwave.engine.cells import CELLS
 from thoughtwave.vision.artwork import ARUCO_DICTIONARY, BoardLayout
 from thoughtwave.vision.deblur import Motion, MotionEstimator, deblurred, smear_candidates
+from thoughtwave.vision.posedoubt import cell_shifts, noise_bound
 
 #: Canonical grid image: pixels per cell and the margin kept around the grid (in cells), so that a
 #: tile pushed 20% off a rim cell is still wholly inside the image.
@@ -126,21 +127,6 @@ DARK_MEDIAN, DARK_GAIN = 48, 6.0
 #: A search for motion blur that found no board (0.1-1.5 s on a cluttered frame) is not tried again for this
 #: many frames: a table with no board on it must not slow every frame down.
 SMEAR_PAUSE_FRAMES = 4
-
-
-def _normaliser(points: np.ndarray) -> tuple[np.ndarray, float]:
-    """The similarity that centres ``points`` at the origin at a mean distance of sqrt(2), and its scale."""
-    centre = points.mean(axis=0)
-    scale = float(np.sqrt(2) / max(np.mean(np.linalg.norm(points - centre, axis=1)), 1e-9))
-    return np.array([[scale, 0, -scale * centre[0]], [0, scale, -scale * centre[1]], [0, 0, 1]]), scale
-
-
-def _noise_bound(corners: int) -> float:
-    """How many times a fit's RMS corner residual the corner noise may be (one-sided 95%, at least 1): the homography
-    takes 8 of the 2 x ``corners`` coordinates' degrees of freedom (chi-square quantile after Wilson and Hilferty)."""
-    dof = 2 * corners - 8
-    low = dof * (1 - 2 / (9 * dof) - 1.645 * np.sqrt(2 / (9 * dof))) ** 3
-    return max(1.0, float(np.sqrt(corners / low)))
 
 
 def _grey(image: np.ndarray) -> np.ndarray:
@@ -293,41 +279,13 @@ class BoardFinder:
         return pose if error < tolerance and self._plausible(pose) else None
 
     def cell_doubt(self, pose: BoardPose) -> np.ndarray:
-        """(100,) how far each cell's centre may be from where ``pose`` puts it, in cells (by ``Cell.index``).
-
-        The corners the pose was fitted to are off by about its reprojection error (a shaken camera drags
-        them along the smear). Few markers, or markers bunched on one part of the board, pass that error on
-        magnified to the cells far from them: the shift of every cell per pixel of each corner coordinate (the
-        normalised direct linear fit, differentiated), added in quadrature and scaled by the error. Two or three
-        markers leave the error few degrees of freedom to be measured by: its upper bound (``_noise_bound``) counts."""
+        """(100,) how far each cell's centre may be from where ``pose`` puts it, in cells (by ``Cell.index``): the
+        corner noise of its fit, bounded from its residual, carried to the cells (``vision.posedoubt``)."""
         if len(pose.corners_px) != len(pose.marker_ids) or pose.reprojection_px <= 0:
             return np.zeros(len(self._cell_centres_mm))
         src = np.concatenate([self.marker_mm[i] for i in pose.marker_ids])
-        seen = np.concatenate(pose.corners_px)
-        (ts, _), (td, scale) = _normaliser(src), _normaliser(seen)
-        xy1 = np.c_[src, np.ones(len(src))] @ ts.T
-        dst = seen @ td[:2, :2].T + td[:2, 2]
-        a = np.zeros((2 * len(src), 9))
-        a[0::2, 0:3], a[0::2, 6:9] = xy1, -dst[:, :1] * xy1
-        a[1::2, 3:6], a[1::2, 6:9] = xy1, -dst[:, 1:] * xy1
-        _, sv, vt = np.linalg.svd(a)
-        h = vt[-1]
-        inverse = (vt[:-1].T / sv[:-1] ** 2) @ vt[:-1]          # (A^T A)^+ away from the solution
-        # A corner coordinate moved by d changes its row of A by d [x, y, 1] in the last three columns.
-        rows = a.T * np.repeat(xy1 @ h[6:9], 2)[None, :]
-        rows[6:9] += np.repeat(xy1.T, 2, axis=1) * (a @ h)[None, :]
-        dh = (inverse @ rows * scale).T.reshape(-1, 3, 3)        # per px of each corner coordinate
-        centres = np.c_[self._cell_centres_mm, np.ones(len(self._cell_centres_mm))] @ ts.T
-        back = np.linalg.inv(td).T
-
-        def place(hs: np.ndarray) -> np.ndarray:
-            q = centres @ np.swapaxes(hs, -1, -2) @ back
-            return q[..., :2] / q[..., 2:]
-
-        step = 1e-6
-        shifts = (place(h.reshape(3, 3)[None] + step * dh) - place(h.reshape(3, 3))) / step
-        error = pose.reprojection_px * _noise_bound(len(seen))
-        return np.sqrt((shifts ** 2).sum(axis=(0, 2))) * error / self.cell_px(pose)
+        shifts = cell_shifts(src, np.concatenate(pose.corners_px), self._cell_centres_mm)
+        return shifts * pose.reprojection_px * noise_bound(len(src)) / self.cell_px(pose)
 
     def _homography(self, ids: list[int], image: dict[int, np.ndarray]) -> np.ndarray | None:
         """Least-squares homography from the corners of ``ids``."""
