@@ -196,6 +196,16 @@ def test_a_blank_outer_half_does_not_overrule_a_clear_wave_or_ask_for_sharpness_
     assert asked == []
 
 
+def test_a_side_a_third_of_the_way_to_cream_is_blank_in_a_sharp_picture_and_in_doubt_in_a_blurred_one():
+    # A smear closes ink over a wave's narrow channel: seed 14363 at 8.4 px, G3's east and west waves at 0.27-0.35.
+    levels = _levels([1.0, 0.3, 0.0, 0.0], [1.0, 0.35, 0.0, 0.0])
+    kept = np.ones((100, 2, 4), bool)
+    arms, margin = read_arms(levels, kept, np.zeros(100, bool), 0.22, lambda: False)
+    assert str(Piece(int(arms[0]))) == "n" and margin[0] > 0.22
+    arms, margin = read_arms(levels, kept, np.zeros(100, bool), 0.22, lambda: True)
+    assert margin[0] <= 0.22
+
+
 def test_a_black_tile_washed_pale_by_a_sheen_in_full_light_never_reads_empty():
     # Glossy paper under a lamp lifts a black tile's ink toward white, and its cell well above the board's white: its
     # middle spans little from bright to dark and its hub hardly stands out, like paper in a soft shadow; but paper in

@@ -188,8 +188,8 @@ def diagnose(unreadable: np.ndarray, occluded: np.ndarray, glare: np.ndarray, li
             cause = Cause.HAND
         elif light.light[i] < SHADOW_LIGHT or light.paper[i] < DARK_PAPER or light.evenness[i] < SHADOW_EDGE:
             cause = Cause.SHADOW
-        elif glare[i] > glare_max or light.paper[i] >= BRIGHT_PAPER:
-            cause = Cause.GLARE
+        elif glare[i] > glare_max or (light.paper[i] >= BRIGHT_PAPER and blur is None):
+            cause = Cause.GLARE     # (bright paper that shows no clipping in a blurred picture: the blur's cell)
         elif beside[i]:
             cause = Cause.HAND
         elif cell_px is not None and cell_px[i] < GOOD_CELL_PX:

@@ -189,6 +189,8 @@ def angle_weight(tile: TileGeometry = TILE) -> np.ndarray:
 
 #: A blurred blank arm's inner half, lit by the hub's bleeding cream, reaches this scaled level at most.
 BLEED_INNER_MAX = 0.7
+#: In a blurred picture a side reads blank only with this margin (its level under a quarter of the way to cream).
+BLUR_BLANK_MARGIN = 0.5
 
 
 def read_arms(levels: np.ndarray, kept: np.ndarray, glare: np.ndarray, arm_margin: float,
@@ -201,7 +203,8 @@ def read_arms(levels: np.ndarray, kept: np.ndarray, glare: np.ndarray, arm_margi
     half clearly blank reads the arm blank even when the other is in doubt: glare only lifts dark ink
     toward cream, never the other way, so "blank" survives it and "wave" does not. In a blurred picture
     (``blurred()``, asked only when it matters) the hub's cream bleeds into the inner half of a blank arm:
-    an outer half clearly blank reads the arm blank while the inner half is not clearly wave."""
+    an outer half clearly blank reads the arm blank while the inner half is not clearly wave; and ink closes over
+    a wave's narrow cream channel, so a side reads blank only by ``BLUR_BLANK_MARGIN``."""
     has_arm = levels > 0.5
     sure = np.abs(levels - 0.5) * 2
     # Each arm from its inner half, or its outer half where the inner one is washed out.
@@ -217,6 +220,11 @@ def read_arms(levels: np.ndarray, kept: np.ndarray, glare: np.ndarray, arm_margi
     if bled.any() and blurred is not None and blurred():
         bit = np.where(bled, False, bit)
         margin = np.where(bled, sure[:, 1], margin)
+    # Blur closes ink over a wave's narrow cream channel too (a smear of a quarter cell leaves it at 0.3): there a
+    # blank side is said only where it is nearly as dark as ink, not merely darker than half.
+    faint = ~bit & (margin > arm_margin) & (margin < BLUR_BLANK_MARGIN)
+    if faint.any() and blurred is not None and blurred():
+        margin = np.where(faint, 0.0, margin)
     return (bit * np.array(ARM_BITS)).sum(axis=1), margin.min(axis=1)
 
 
