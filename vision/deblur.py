@@ -87,7 +87,7 @@ def line_psf(length: float, angle_deg: float) -> np.ndarray:
     return kernel / max(1e-6, float(kernel.sum()))
 
 
-def _psf_spectrum(psf: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+def psf_spectrum(psf: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     """The real FFT of ``psf`` centred at the origin of an image of ``shape``."""
     padded = np.zeros(shape, np.float32)
     n = psf.shape[0]
@@ -105,7 +105,7 @@ def _to_grey(linear: np.ndarray) -> np.ndarray:
 
 def _wiener(spectra: np.ndarray, shape: tuple[int, int], psf: np.ndarray) -> np.ndarray:
     """Wiener deconvolution of images given by their real FFTs (..., h, w // 2 + 1)."""
-    k = _psf_spectrum(psf, shape)
+    k = psf_spectrum(psf, shape)
     return np.fft.irfft2(spectra * (np.conj(k) / (np.abs(k) ** 2 + WIENER_NSR)), s=shape, axes=(-2, -1))
 
 

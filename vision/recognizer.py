@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -24,11 +25,12 @@ import numpy as np
 
 from thoughtwave.engine.cells import CELLS
 from thoughtwave.vision.artwork import BoardLayout
-from thoughtwave.vision.causes import Cause, cell_sizes, sharpness
+from thoughtwave.vision.causes import SOFT_BLUR_WIDTH, Cause, cell_sizes, sharpness
 from thoughtwave.vision.finder import BoardFinder, BoardPose, FinderResult
+from thoughtwave.vision.markerblur import marker_blur
 from thoughtwave.vision.reading import BoardReading
 from thoughtwave.vision.repose import Reposer
-from thoughtwave.vision.smeared import board_box, deblurred_frame, smeared_cells, take_sharper
+from thoughtwave.vision.smeared import board_box, deblurred_frame, smeared_cells, take_sharper, uncovered_unreadable
 from thoughtwave.vision.tiles import POSE_DOUBT_TILE, ColourModel, TileReader, TileReadout
 
 #: Largest profile file read (a real one is a few kilobytes).
@@ -152,7 +154,15 @@ class Recognizer:
                     again = self._repose(frame, found)
                     if again is not None:
                         found, readout, cell_px, doubt = again
-                if found.motion is not None:
+                if found.motion is None and self._soft(readout, lambda: self.finder.warp(frame, found.pose)):
+                    # The markers decoded, yet the tiles are smeared: the blur measured on the markers themselves, and
+                    # every cell left unreadable (named for the blur or not: a smear also looks like shade or glare).
+                    motion = marker_blur(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), found.pose.homography,
+                                         self.finder.marker_mm, found.pose.marker_ids)
+                    if motion is not None:
+                        self._read_deblurred(frame, replace(found, motion=motion), readout, cell_px, doubt,
+                                             uncovered_unreadable(readout))
+                elif found.motion is not None:
                     self._read_deblurred(frame, found, readout, cell_px, doubt)
                 if not found.reused:
                     self._paper = readout.paper_white
@@ -177,6 +187,14 @@ class Recognizer:
         return any(readout.causes.get(CELLS[i]) in (Cause.MOTION, Cause.FOCUS) and (few or doubt[i] > POSE_DOUBT_TILE)
                    for i in range(len(CELLS)))
 
+    def _soft(self, readout: TileReadout, grid: Callable[[], np.ndarray]) -> bool:
+        """Whether cells are left unreadable in a picture at least a little soft (``SOFT_BLUR_WIDTH``; its sharpness
+        measured on ``grid()`` when the reader did not need it)."""
+        if not np.any((readout.state == 2) & ~readout.occluded):
+            return False
+        width = readout.sharpness if readout.sharpness is not None else sharpness(grid()).width
+        return width > SOFT_BLUR_WIDTH * self.finder.geometry.px_per_cell
+
     def _reposer_for(self) -> Reposer:
         if self._reposer is None or self._reposer.finder is not self.finder:
             self._reposer = Reposer(self.finder)
@@ -197,10 +215,11 @@ class Recognizer:
         return found, readout, cell_px, doubt
 
     def _read_deblurred(self, frame: np.ndarray, found: FinderResult, readout: TileReadout, cell_px: np.ndarray,
-                        doubt: np.ndarray) -> None:
-        """Cells the finder's motion blur smeared past reading, read again from the board with that blur
-        deconvolved (``vision.smeared``): only a frame whose markers needed deconvolving pays for it."""
-        cells = smeared_cells(readout)
+                        doubt: np.ndarray, cells: list[int] | None = None) -> None:
+        """Cells the finder's motion blur smeared past reading (or ``cells``), read again from the board with that
+        blur deconvolved (``vision.smeared``): only a frame whose markers needed deconvolving, or whose smeared tiles
+        left cells unreadable, pays for it."""
+        cells = smeared_cells(readout) if cells is None else cells
         if not cells:
             return
         size = self.finder.geometry.size
@@ -211,7 +230,8 @@ class Recognizer:
         box = board_box(self.finder.to_frame(found.pose, rim @ to_mm[:2, :2].T + to_mm[:2, 2]), found.motion,
                         frame.shape)
         sharper = self.finder.warp(deblurred_frame(frame, found.motion, box), found.pose)
-        take_sharper(readout, self.reader.read(sharper, cell_px, doubt=doubt), cells)
+        # Deconvolved with an estimate, the picture keeps some of the blur: read as blurred (``moved``).
+        take_sharper(readout, self.reader.read(sharper, cell_px, doubt=doubt, moved=True), cells)
 
     def _cell_doubt(self, pose: BoardPose) -> np.ndarray:
         """(100,) how far the pose may misplace each cell, in cells (worked out once a pose: a steady board keeps

@@ -9,8 +9,12 @@ confidence rules; a cell unreadable for motion in the smeared picture takes the 
 reading when that one is sure (an empty cell or a whole tile). Every other cell keeps its first reading:
 deconvolution rings, and a cell the smeared picture already reads gains nothing from it.
 
-Only a frame whose markers needed deconvolving pays for this (a crop around the board, three FFTs): a
-sharp frame costs nothing.
+A smaller shake leaves the markers readable while it smears the tiles past reading: there the blur is measured on
+the decoded markers (``vision.markerblur``) and every unreadable cell no hand covers is read again the same way.
+The deconvolved board keeps some of the blur (the estimate is not exact), so it is read as a blurred picture.
+
+Only a frame whose markers needed deconvolving, or a soft one with cells left unreadable, pays for this (a crop
+around the board, three FFTs; measuring the blur on the markers 0.1-0.2 s): a sharp frame costs nothing.
 """
 
 from __future__ import annotations
@@ -54,6 +58,11 @@ def smeared_cells(readout: TileReadout) -> list[int]:
     """Indices (``Cell.index``) of the cells unreadable only because the picture is smeared."""
     return [i for i, cell in enumerate(CELLS) if readout.causes.get(cell) is Cause.MOTION
             and readout.state[cell.row, cell.col] == 2]
+
+
+def uncovered_unreadable(readout: TileReadout) -> list[int]:
+    """Indices (``Cell.index``) of the cells unreadable and not covered by a hand."""
+    return [int(i) for i in np.flatnonzero((readout.state == 2) & ~readout.occluded)]
 
 
 def take_sharper(readout: TileReadout, again: TileReadout, cells: list[int]) -> int:

@@ -1,0 +1,114 @@
+"""The motion blur of a shaken frame whose markers still decode, measured on the markers themselves.
+
+The finder estimates a shaken camera's blur only when it needs it to find the markers (``vision.deblur``). A smaller
+shake leaves the markers readable while it smears the tiles' dots and waves past reading; the cells are named
+``Cause.MOTION`` and nothing deconvolves them. Yet every decoded marker is a known picture at a known place: the pose
+puts its printed modules in the frame, and the blur is the straight line that, smearing that ideal picture, best
+matches what the camera saw (gain and offset fitted, in linear light). Each candidate blur costs one product of
+spectra per marker; a coarse grid of lengths and angles is searched, then refined around the best.
+
+On the path-traced seed 61 (frames smeared 3 px or more, markers decoded) the estimate is mostly within 10 degrees
+and 1.5 px of the true blur, and no blur is measured on its sharp frames. Re-reading the cells left unreadable from the
+board deconvolved with it: seed 67 (held out) 97.70% -> 97.75% right, seed 61 98.23% -> 98.34%, none wrong; 120
+shaken fast-camera frames (3-9 px) 93.72% -> 94.88%.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from thoughtwave.vision.artwork import marker_bits
+from thoughtwave.vision.deblur import GAMMA, Motion, line_psf, psf_spectrum
+
+#: Candidate blurs: a coarse grid, then a finer one around the best.
+COARSE_LENGTHS = (3.0, 4.5, 6.0, 7.5, 9.0, 10.5)
+COARSE_ANGLES = tuple(range(0, 180, 15))
+FINE_LENGTHS = (-0.75, 0.0, 0.75)
+FINE_ANGLES = (-10.0, -5.0, 0.0, 5.0, 10.0)
+#: A camera's own blur (lens, sensor, demosaicing) matches a short line too: the estimate must be this long to count.
+MIN_LENGTH_PX = 3.0
+#: ... and fit this much better than a blur of ``MIN_LENGTH_PX`` - 1 (the share of its residual left).
+BETTER_FIT = 0.8
+#: Markers measured at most (the largest in the frame), and the px per module of their ideal picture.
+MARKERS = 4
+MODULE_PX = 8
+#: The crop around a marker reaches this far beyond its quiet zone, px.
+PAD_PX = 8
+
+
+def _ideal(marker_id: int) -> np.ndarray:
+    """The marker's printed picture with its one-module quiet zone, 1 paper and 0 ink, ``MODULE_PX`` a module."""
+    picture = np.ones((8 * MODULE_PX, 8 * MODULE_PX), np.float32)
+    ink = np.kron(marker_bits(marker_id).astype(np.float32), np.ones((MODULE_PX, MODULE_PX), np.float32))
+    picture[MODULE_PX:7 * MODULE_PX, MODULE_PX:7 * MODULE_PX] = 1.0 - ink
+    return picture
+
+
+class _Marker:
+    """One decoded marker: its ideal picture warped into a crop of the frame (its spectrum), what the camera saw
+    there, and the pixels compared (inside the quiet zone, away from the crop's wrapped border)."""
+
+    def __init__(self, linear: np.ndarray, to_frame: np.ndarray, marker_id: int) -> None:
+        side = 8 * MODULE_PX
+        square = np.array([[[0, 0]], [[side, 0]], [[side, side]], [[0, side]]], np.float64)
+        quad = cv2.perspectiveTransform(square, to_frame).reshape(-1, 2)
+        x0, y0 = (np.floor(quad.min(axis=0)) - PAD_PX).astype(int)
+        x1, y1 = (np.ceil(quad.max(axis=0)) + PAD_PX).astype(int)
+        h, w = linear.shape
+        self.ok = x0 >= 0 and y0 >= 0 and x1 <= w and y1 <= h
+        if not self.ok:
+            return
+        self.n = n = int(2 ** np.ceil(np.log2(max(x1 - x0, y1 - y0))))
+        shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64) @ to_frame
+        ideal = cv2.warpPerspective(_ideal(marker_id), shift, (n, n), flags=cv2.INTER_AREA, borderValue=1.0)
+        inside = cv2.warpPerspective(np.ones((side, side), np.float32), shift, (n, n), borderValue=0.0) > 0.99
+        self.mask = cv2.erode(inside.astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
+        self.spectrum = np.fft.rfft2(ideal)
+        seen = linear[y0:y1, x0:x1]
+        self.seen = seen[self.mask[:seen.shape[0], :seen.shape[1]]]
+        self.ok = self.seen.size > 64 and float(np.var(self.seen)) > 1e-6
+
+    def misfit(self, motions: list[Motion]) -> np.ndarray:
+        """(len(motions),) the share of what was seen that each blur of the ideal picture leaves unexplained."""
+        spectra = np.stack([psf_spectrum(line_psf(m.length_px, m.angle_deg), (self.n, self.n)) for m in motions])
+        blurred = np.fft.irfft2(self.spectrum[None] * spectra, s=(self.n, self.n))[:, self.mask]
+        x = blurred - blurred.mean(axis=1, keepdims=True)
+        o = self.seen - self.seen.mean()
+        cov = x @ o / o.size
+        var_x = np.maximum((x * x).mean(axis=1), 1e-12)
+        return 1.0 - cov ** 2 / (var_x * float(np.mean(o * o)))
+
+
+def marker_blur(grey: np.ndarray, homography: np.ndarray, marker_mm: dict[int, np.ndarray],
+                ids: tuple[int, ...]) -> Motion | None:
+    """The straight-line motion blur of ``grey`` (uint8) measured on the decoded markers ``ids`` (``marker_mm``: their
+    printed corners TL, TR, BR, BL in board mm; ``homography``: board mm -> frame px), or None when none is measurable
+    or the best fit is a blur no longer than a camera's own."""
+    linear = np.power(grey.astype(np.float32) / 255.0, GAMMA)
+    markers = []
+    for marker_id in ids:
+        corners = marker_mm[marker_id]
+        ex, ey = (corners[1] - corners[0]) / 6, (corners[3] - corners[0]) / 6
+        origin = corners[0] - ex - ey                     # the quiet zone's corner
+        to_mm = np.array([[ex[0] / MODULE_PX, ey[0] / MODULE_PX, origin[0]],
+                          [ex[1] / MODULE_PX, ey[1] / MODULE_PX, origin[1]], [0, 0, 1]])
+        marker = _Marker(linear, homography @ to_mm, marker_id)
+        if marker.ok:
+            markers.append(marker)
+    markers = sorted(markers, key=lambda m: -m.seen.size)[:MARKERS]
+    if not markers:
+        return None
+
+    def best(motions: list[Motion]) -> tuple[Motion, float]:
+        misfit = np.sum([m.misfit(motions) for m in markers], axis=0)
+        k = int(np.argmin(misfit))
+        return motions[k], float(misfit[k])
+
+    coarse, _ = best([Motion(length, float(angle)) for length in COARSE_LENGTHS for angle in COARSE_ANGLES])
+    found, misfit = best([Motion(coarse.length_px + dl, (coarse.angle_deg + da) % 180)
+                          for dl in FINE_LENGTHS for da in FINE_ANGLES])
+    _, short = best([Motion(MIN_LENGTH_PX - 1, float(angle)) for angle in COARSE_ANGLES])
+    if found.length_px < MIN_LENGTH_PX or misfit > BETTER_FIT * short:
+        return None
+    return found
