@@ -59,7 +59,7 @@ class _Marker:
         self.ok = x0 >= 0 and y0 >= 0 and x1 <= w and y1 <= h
         if not self.ok:
             return
-        self.n = n = int(2 ** np.ceil(np.log2(max(x1 - x0, y1 - y0))))
+        self.n = n = -(-max(x1 - x0, y1 - y0) // 8) * 8        # a size pocketfft handles fast
         shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64) @ to_frame
         ideal = cv2.warpPerspective(_ideal(marker_id), shift, (n, n), flags=cv2.INTER_AREA, borderValue=1.0)
         inside = cv2.warpPerspective(np.ones((side, side), np.float32), shift, (n, n), borderValue=0.0) > 0.99
@@ -69,9 +69,9 @@ class _Marker:
         self.seen = seen[self.mask[:seen.shape[0], :seen.shape[1]]]
         self.ok = self.seen.size > 64 and float(np.var(self.seen)) > 1e-6
 
-    def misfit(self, motions: list[Motion]) -> np.ndarray:
-        """(len(motions),) the share of what was seen that each blur of the ideal picture leaves unexplained."""
-        spectra = np.stack([psf_spectrum(line_psf(m.length_px, m.angle_deg), (self.n, self.n)) for m in motions])
+    def misfit(self, spectra: np.ndarray) -> np.ndarray:
+        """(len(spectra),) the share of what was seen that each blur (``spectra``: their spectra at this crop's size)
+        leaves unexplained of the ideal picture."""
         blurred = np.fft.irfft2(self.spectrum[None] * spectra, s=(self.n, self.n))[:, self.mask]
         x = blurred - blurred.mean(axis=1, keepdims=True)
         o = self.seen - self.seen.mean()
@@ -101,7 +101,9 @@ def marker_blur(grey: np.ndarray, homography: np.ndarray, marker_mm: dict[int, n
         return None
 
     def best(motions: list[Motion]) -> tuple[Motion, float]:
-        misfit = np.sum([m.misfit(motions) for m in markers], axis=0)
+        spectra = {n: np.stack([psf_spectrum(line_psf(m.length_px, m.angle_deg), (n, n)) for m in motions])
+                   for n in {m.n for m in markers}}           # the crops share a size or two
+        misfit = np.sum([m.misfit(spectra[m.n]) for m in markers], axis=0)
         k = int(np.argmin(misfit))
         return motions[k], float(misfit[k])
 

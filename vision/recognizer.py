@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -154,7 +153,7 @@ class Recognizer:
                     again = self._repose(frame, found)
                     if again is not None:
                         found, readout, cell_px, doubt = again
-                if found.motion is None and self._soft(readout, lambda: self.finder.warp(frame, found.pose)):
+                if found.motion is None and self._soft(readout, grid):
                     # The markers decoded, yet the tiles are smeared: the blur measured on the markers themselves, and
                     # every cell left unreadable (named for the blur or not: a smear also looks like shade or glare).
                     motion = marker_blur(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), found.pose.homography,
@@ -187,12 +186,12 @@ class Recognizer:
         return any(readout.causes.get(CELLS[i]) in (Cause.MOTION, Cause.FOCUS) and (few or doubt[i] > POSE_DOUBT_TILE)
                    for i in range(len(CELLS)))
 
-    def _soft(self, readout: TileReadout, grid: Callable[[], np.ndarray]) -> bool:
+    def _soft(self, readout: TileReadout, grid: np.ndarray) -> bool:
         """Whether cells are left unreadable in a picture at least a little soft (``SOFT_BLUR_WIDTH``; its sharpness
-        measured on ``grid()`` when the reader did not need it)."""
+        measured on ``grid`` when the reader did not need it)."""
         if not np.any((readout.state == 2) & ~readout.occluded):
             return False
-        width = readout.sharpness if readout.sharpness is not None else sharpness(grid()).width
+        width = readout.sharpness if readout.sharpness is not None else sharpness(grid).width
         return width > SOFT_BLUR_WIDTH * self.finder.geometry.px_per_cell
 
     def _reposer_for(self) -> Reposer:
