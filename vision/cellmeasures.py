@@ -70,6 +70,9 @@ WASHED_MIDDLE, WASHED_INK, WASHED_TRACE, PAPER_DIM, OVEREXPOSED = 0.05, 120, 200
 #: light a fifth above the board's paper, more than a lamp's broad sheen lifts it (``causes.SHEEN_LIGHT``), so the
 #: cell is in glare and a tile in it would be as white as paper (seed 67 frame 84 I5, a red ns read empty).
 WASHED_MOST, PAPER_HALF_DIM = 0.5, 210
+#: On an over-exposed picture a clipped middle whose darkest twentieth (unclipped) is under this share of the paper
+#: level may hold a tile washed out whole (fast camera, shaken frames with a wide glare spot: five tiles read empty).
+FAINT_SHARE = 0.95
 
 
 def washed_whole(middle_clipped: np.ndarray, dark: np.ndarray, geometry: GridGeometry,
@@ -78,14 +81,23 @@ def washed_whole(middle_clipped: np.ndarray, dark: np.ndarray, geometry: GridGeo
     the clipped share of each middle) with no dark ink within a cell in ``dark`` (the grid image's darkest channel,
     uint8), where a glare spot shows: ink lifted grey within a cell (its fall-off), or clipping where the board's paper
     (``paper()``, darkest channel) is far below it. Paper a little brighter than the board's clips in specks and no
-    ink washes out there; nor on a plateau of clipped paper where most middles clip (an over-exposed picture)."""
-    out = (middle_clipped > WASHED_MIDDLE) & (np.mean(middle_clipped > WASHED_MIDDLE) < OVEREXPOSED)
-    if out.any():
-        near = darkest_near(dark, geometry)
-        level = paper()
-        out &= (near > WASHED_INK) & ((near <= WASHED_TRACE) | (level <= PAPER_DIM)
-                                      | ((middle_clipped > WASHED_MOST) & (level <= PAPER_HALF_DIM)))
-    return out
+    ink washes out there. On a plateau of clipped paper where most middles clip (an over-exposed picture) neither shows:
+    there a middle whose unclipped part is faintly below the paper (``FAINT_SHARE``) may hold one."""
+    clipped = middle_clipped > WASHED_MIDDLE
+    if not clipped.any():
+        return clipped
+    near = darkest_near(dark, geometry)
+    level = paper()
+    if np.mean(clipped) >= OVEREXPOSED:
+        # An over-exposed picture: a tile washed whole by glare over it still leaves its middle's unclipped part a
+        # little below the clipped paper, where an empty middle is paper to its darkest pixels.
+        p, m = geometry.px_per_cell, geometry.margin_px
+        lo, hi = int(MIDDLE[0] * p), int(MIDDLE[1] * p)
+        middles = dark[m:m + 10 * p, m:m + 10 * p].reshape(10, p, 10, p)[:, lo:hi, :, lo:hi]
+        faint = np.percentile(middles.transpose(0, 2, 1, 3).reshape(100, -1), 5, axis=1) < FAINT_SHARE * level
+        return clipped & (near > WASHED_INK) & faint
+    return clipped & (near > WASHED_INK) & ((near <= WASHED_TRACE) | (level <= PAPER_DIM)
+                                            | ((middle_clipped > WASHED_MOST) & (level <= PAPER_HALF_DIM)))
 
 
 def overlapping(tiles: np.ndarray, cx: np.ndarray, cy: np.ndarray, residual: np.ndarray, tile_px: float) -> np.ndarray:

@@ -26,7 +26,7 @@ import numpy as np
 from thoughtwave.engine.cells import CELLS
 from thoughtwave.vision.causes import Cause
 from thoughtwave.vision.deblur import Motion, deblurred_colour
-from thoughtwave.vision.tilemodel import TileReadout
+from thoughtwave.vision.tilemodel import WASHED_OUT, TileReadout
 
 #: The crop around the board reaches this many blur lengths (and ``REACH_PX``) beyond the grid image's extent,
 #: so the reflected border of the deconvolution rings outside what is read.
@@ -61,8 +61,10 @@ def smeared_cells(readout: TileReadout) -> list[int]:
 
 
 def uncovered_unreadable(readout: TileReadout) -> list[int]:
-    """Indices (``Cell.index``) of the cells unreadable and not covered by a hand."""
-    return [int(i) for i in np.flatnonzero((readout.state == 2) & ~readout.occluded)]
+    """Indices (``Cell.index``) of the cells unreadable, not covered by a hand and not where a tile may be washed out
+    whole: its ink is not there to bring back, and a deconvolved clipped picture can look like clean paper."""
+    return [int(i) for i in np.flatnonzero((readout.state == 2) & ~readout.occluded)
+            if readout.why.get(CELLS[i]) != WASHED_OUT]
 
 
 def take_sharper(readout: TileReadout, again: TileReadout, cells: list[int]) -> int:

@@ -12,6 +12,9 @@ from thoughtwave.engine.pieces import Colour, Piece
 from thoughtwave.vision.causes import Cause
 from thoughtwave.vision.reading import BoardReading, CellReading
 
+#: Why a cell is unreadable when its middle may hold a tile glare washed out whole (``cellmeasures.washed_whole``).
+WASHED_OUT = "washed out: a tile there would look as white as paper"
+
 
 @dataclass(frozen=True)
 class ColourModel:

@@ -61,7 +61,7 @@ from thoughtwave.vision.tileframe import (
     read_arms,
     sampling,
 )
-from thoughtwave.vision.tilemodel import ColourModel, TileReadout, why_unread
+from thoughtwave.vision.tilemodel import WASHED_OUT, ColourModel, TileReadout, why_unread
 
 __all__ = ["ColourModel", "TileReader", "TileReadout"]
 
@@ -460,7 +460,7 @@ class TileReader:
                           if misplaced[i] else "a hand beside it may cover the end of a wave" if overlaid[i] else
                           "the end of a wave is in a shadow" if shadowed[i] else
                           "it overlaps a neighbouring tile as read" if crowded[i] else
-                          "washed out: a tile there would look as white as paper" if washed_out[i] else
+                          WASHED_OUT if washed_out[i] else
                           why_unread(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual,
                                      dim_blank)) for i in np.flatnonzero(state == 2)}
         readout = TileReadout(state.reshape(10, 10), arms.reshape(10, 10), red.reshape(10, 10),
