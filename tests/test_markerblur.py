@@ -6,13 +6,12 @@ from dataclasses import replace
 
 import cv2
 import pytest
+from test_repose import tally
 
-from thoughtwave.engine.cells import CELLS
 from thoughtwave.synth import Scene, render
 from thoughtwave.synth.camera import Optics
 from thoughtwave.vision.finder import BoardFinder
 from thoughtwave.vision.markerblur import marker_blur
-from thoughtwave.vision.reading import CellState
 from thoughtwave.vision.recognizer import Recognizer
 
 
@@ -27,20 +26,6 @@ def measured(frame):
     assert found.pose is not None and found.motion is None       # the finder needed no deblurring
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     return marker_blur(grey, found.pose.homography, finder.marker_mm, found.pose.marker_ids)
-
-
-def tally(reading, truth) -> tuple[int, list[str]]:
-    expected = truth.board_state()
-    right, wrong = 0, []
-    for cell in CELLS:
-        got = reading.get(cell)
-        if got.state is CellState.UNREADABLE:
-            continue
-        if got.label() == expected.get(str(cell), "empty"):
-            right += 1
-        else:
-            wrong.append(f"{cell}: read {got.label()}")
-    return right, wrong
 
 
 @pytest.mark.parametrize(("seed", "length", "angle"), [(3864, 6.82, 58.5), (49892, 8.03, 83.9), (12, 6.0, 120.0)])
