@@ -25,7 +25,7 @@ import numpy as np
 from thoughtwave.engine.cells import CELLS
 from thoughtwave.vision.artwork import BoardLayout
 from thoughtwave.vision.causes import SOFT_BLUR_WIDTH, Cause, cell_sizes, sharpness
-from thoughtwave.vision.finder import BoardFinder, BoardPose, FinderResult
+from thoughtwave.vision.finder import SMEAR_PAUSE_FRAMES, BoardFinder, BoardPose, FinderResult
 from thoughtwave.vision.markerblur import marker_blur
 from thoughtwave.vision.reading import BoardReading
 from thoughtwave.vision.repose import Reposer
@@ -124,6 +124,7 @@ class Recognizer:
         self._lock = threading.Lock()
         self._doubt: tuple[BoardPose, np.ndarray] | None = None   # the last pose's doubt per cell
         self._reposer: Reposer | None = None     # made the first time a smeared frame needs a surer pose
+        self._blur_pause = 0        # frames left before the markers are measured for blur again (none found last)
 
     @property
     def pose(self) -> BoardPose | None:
@@ -161,6 +162,8 @@ class Recognizer:
                     if motion is not None:
                         self._read_deblurred(frame, replace(found, motion=motion), readout, cell_px, doubt,
                                              uncovered_unreadable(readout))
+                    else:       # a soft camera, not a shake: not measured again for the next few frames
+                        self._blur_pause = SMEAR_PAUSE_FRAMES
                 elif found.motion is not None:
                     self._read_deblurred(frame, found, readout, cell_px, doubt)
                 if not found.reused:
@@ -188,8 +191,11 @@ class Recognizer:
 
     def _soft(self, readout: TileReadout, grid: np.ndarray) -> bool:
         """Whether cells are left unreadable in a picture at least a little soft (``SOFT_BLUR_WIDTH``; its sharpness
-        measured on ``grid`` when the reader did not need it)."""
-        if not np.any((readout.state == 2) & ~readout.occluded):
+        measured on ``grid`` when the reader did not need it), and no measurement that found no blur is recent."""
+        if self._blur_pause > 0:
+            self._blur_pause -= 1
+            return False
+        if not uncovered_unreadable(readout):
             return False
         width = readout.sharpness if readout.sharpness is not None else sharpness(grid).width
         return width > SOFT_BLUR_WIDTH * self.finder.geometry.px_per_cell
