@@ -366,3 +366,14 @@ def test_paper_lit_far_above_the_boards_white_is_glare_even_where_it_looks_like_
     causes = diagnose(unread, covered, np.ones(100, np.float32), light)
     assert causes[Cell.parse("E5")] is Cause.GLARE
     assert causes[Cell.parse("E6")] is Cause.HAND
+
+
+def test_no_cell_of_a_picture_dark_all_over_is_said_to_be_under_a_hand_where_there_is_none():
+    # Path-traced seed 73 frame 109, the lamp in view and no hand: six tiles were said to have "a hand beside" them, as
+    # everything looks hand-like in the dark. The players can fix the light, not a hand that is not there.
+    frame, _ = render(Scene.random(6, level="mild", hand=False, resolution=(960, 720)))
+    noise = np.random.default_rng(6).normal(0, 1.0, frame.shape)
+    dark = np.clip(frame.astype(np.float32) * 0.06 + noise, 0, 255).round().astype(np.uint8)
+    reading = Recognizer().read(dark)
+    assert reading.board_found and reading.unreadable()
+    assert Cause.HAND not in set(reading.causes.values())

@@ -209,7 +209,8 @@ def diagnose(unreadable: np.ndarray, occluded: np.ndarray, glare: np.ndarray, li
 def explain(unreadable: np.ndarray, occluded: np.ndarray, glare: np.ndarray, light: CellLight, *,
             glare_max: float, cell_px: np.ndarray | None, moved: bool, measure: Callable[[], Sharpness],
             px_per_cell: int, reference: float | None = None, plain: np.ndarray | None = None,
-            unplaced: np.ndarray | None = None) -> tuple[dict[Cell, Cause], Sharpness | None]:
+            unplaced: np.ndarray | None = None, overlaid: np.ndarray | None = None,
+            shadowed: np.ndarray | None = None) -> tuple[dict[Cell, Cause], Sharpness | None]:
     """A cause for EVERY unreadable cell (see ``diagnose``), and the grid image's sharpness when it was
     measured (``measure`` is called only when some cell is not explained by hands, light or size).
 
@@ -219,7 +220,9 @@ def explain(unreadable: np.ndarray, occluded: np.ndarray, glare: np.ndarray, lig
 
     ``unplaced``: cells the pose is too unsure to place, resting on too few markers. Smeared ones when the picture
     is even a little soft (a smear that leaves the tiles readable still drags markers past decoding: seed 61 frame
-    101, 7.9 px, measured under ``BLUR_WIDTH``), else hidden ones (``HAND``)."""
+    101, 7.9 px, measured under ``BLUR_WIDTH``), else hidden ones (``HAND``). ``overlaid``: tiles a hand beside may
+    cover the end of a wave of (``HAND``, but in a picture dark all over, where everything looks like a hand, the dim
+    light: ``SHADOW``); ``shadowed``: tiles with a wave's end in a shadow (``SHADOW``)."""
     causes = diagnose(unreadable, occluded, glare, light, Cause.MOTION if moved else None,
                       None if moved else cell_px, glare_max, plain)
     sharp = None
@@ -235,6 +238,12 @@ def explain(unreadable: np.ndarray, occluded: np.ndarray, glare: np.ndarray, lig
         sharp = sharp or measure()
         cause = blur_cause(sharp, px_per_cell, reference, SOFT_BLUR_WIDTH) or Cause.HAND
         causes.update({CELLS[i]: cause for i in np.flatnonzero(unplaced)})
+    placed = np.ones(len(CELLS), bool) if unplaced is None else ~unplaced
+    if shadowed is not None:
+        causes.update({CELLS[i]: Cause.SHADOW for i in np.flatnonzero(shadowed & placed)})
+    if overlaid is not None:
+        dim = float(np.median(light.paper)) < DARK_PAPER         # see ``diagnose``
+        causes.update({CELLS[i]: Cause.SHADOW if dim else Cause.HAND for i in np.flatnonzero(overlaid & placed)})
     return causes, sharp
 
 

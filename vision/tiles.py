@@ -32,7 +32,7 @@ import numpy as np
 
 from thoughtwave.engine.cells import CELLS
 from thoughtwave.vision.artwork import TILE, TileGeometry
-from thoughtwave.vision.causes import CLIPPED_LEVEL, SOFT_SPREAD, Cause, CellLight, blur_cause, explain, sharpness
+from thoughtwave.vision.causes import CLIPPED_LEVEL, SOFT_SPREAD, CellLight, blur_cause, explain, sharpness
 from thoughtwave.vision.cellmeasures import (
     MIDDLE,
     beyond_edges,
@@ -471,9 +471,8 @@ class TileReader:
             readout.causes, measured = explain(
                 state == 2, occluded, glare.ravel(), self.cell_light(grid), glare_max=mdl.glare_max, cell_px=cell_px,
                 moved=moved, measure=lambda: sharp or sharpness(grid), px_per_cell=self.geometry.px_per_cell,
-                reference=sharp_reference, plain=(spreads < SOFT_SPREAD) & (tinged == 0), unplaced=misplaced)
-            readout.causes.update({CELLS[i]: Cause.HAND if overlaid[i] else Cause.SHADOW
-                                   for i in np.flatnonzero((overlaid | shadowed) & ~misplaced)})
+                reference=sharp_reference, plain=(spreads < SOFT_SPREAD) & (tinged == 0), unplaced=misplaced,
+                overlaid=overlaid, shadowed=shadowed)
             readout.sharpness = measured.width if measured is not None else None
         return readout
 
