@@ -154,17 +154,9 @@ class Recognizer:
                     again = self._repose(frame, found)
                     if again is not None:
                         found, readout, cell_px, doubt = again
-                if found.motion is None and self._soft(readout, grid):
-                    # The markers decoded, yet the tiles are smeared: the blur measured on the markers themselves, and
-                    # every cell left unreadable (named for the blur or not: a smear also looks like shade or glare).
-                    motion = marker_blur(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), found.pose.homography,
-                                         self.finder.marker_mm, found.pose.marker_ids)
-                    if motion is not None:
-                        self._read_deblurred(frame, replace(found, motion=motion), readout, cell_px, doubt,
-                                             uncovered_unreadable(readout))
-                    else:       # a soft camera, not a shake: not measured again for the next few frames
-                        self._blur_pause = SMEAR_PAUSE_FRAMES
-                elif found.motion is not None:
+                if found.motion is None:
+                    self._read_marker_deblurred(frame, found, readout, grid, cell_px, doubt)
+                else:
                     self._read_deblurred(frame, found, readout, cell_px, doubt)
                 if not found.reused:
                     self._paper = readout.paper_white
@@ -189,16 +181,27 @@ class Recognizer:
         return any(readout.causes.get(CELLS[i]) in (Cause.MOTION, Cause.FOCUS) and (few or doubt[i] > POSE_DOUBT_TILE)
                    for i in range(len(CELLS)))
 
-    def _soft(self, readout: TileReadout, grid: np.ndarray) -> bool:
-        """Whether cells are left unreadable in a picture at least a little soft (``SOFT_BLUR_WIDTH``; its sharpness
-        measured on ``grid`` when the reader did not need it), and no measurement that found no blur is recent."""
+    def _read_marker_deblurred(self, frame: np.ndarray, found: FinderResult, readout: TileReadout, grid: np.ndarray,
+                               cell_px: np.ndarray, doubt: np.ndarray) -> None:
+        """The markers decoded, yet cells are left unreadable in a picture at least a little soft (``SOFT_BLUR_WIDTH``;
+        its sharpness measured on ``grid`` when the reader did not need it): the blur measured on the markers
+        themselves (``vision.markerblur``), and every such cell read again from the board deconvolved with it (named
+        for the blur or not: a smear also looks like shade or glare). A soft camera whose markers show no shake is not
+        measured again for the next ``SMEAR_PAUSE_FRAMES`` frames."""
         if self._blur_pause > 0:
             self._blur_pause -= 1
-            return False
-        if not uncovered_unreadable(readout):
-            return False
+            return
+        cells = uncovered_unreadable(readout)
+        if not cells:
+            return
         width = readout.sharpness if readout.sharpness is not None else sharpness(grid).width
-        return width > SOFT_BLUR_WIDTH * self.finder.geometry.px_per_cell
+        if width <= SOFT_BLUR_WIDTH * self.finder.geometry.px_per_cell:
+            return
+        motion = marker_blur(frame, found.pose.homography, self.finder.marker_mm, found.pose.marker_ids)
+        if motion is None:
+            self._blur_pause = SMEAR_PAUSE_FRAMES
+        else:
+            self._read_deblurred(frame, replace(found, motion=motion), readout, cell_px, doubt, cells)
 
     def _reposer_for(self) -> Reposer:
         if self._reposer is None or self._reposer.finder is not self.finder:
