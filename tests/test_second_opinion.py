@@ -49,6 +49,34 @@ def test_on_a_clean_board_it_reads_nearly_every_cell_and_every_one_right():
     assert len(labels) >= 90
 
 
+def _all_views(opinion: SecondOpinion, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(sure, covered) from all eight views at once, as ``read`` said them before it asked them one by one."""
+    p = opinion.probabilities(samples)
+    lo, hi = p.min(axis=0), p.max(axis=0)
+    yes, no = lo > 0.99, hi < 0.01
+    sure_tile = yes[:, 0] & (yes | no)[:, :6].all(axis=1) & (yes[:, 2:6].any(axis=1))
+    return (hi[:, 6] < 0.5) & (no[:, 0] | sure_tile), lo[:, 6] > 0.8
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_asking_the_views_one_by_one_says_what_all_eight_say(seed):
+    scene = Scene.random(seed, level="hard", hand=True)
+    frame, _ = render(scene)
+    recognizer = Recognizer()
+    found = recognizer.finder.find(frame)
+    assert found.pose is not None
+    norm, _ = recognizer.reader.normalise(recognizer.finder.warp(frame, found.pose))
+    geometry, cells, opinion = recognizer.finder.geometry, np.arange(100), second_opinion()
+    sure, covered = _all_views(opinion, features(norm, geometry.px_per_cell, geometry.margin_px, cells))
+    assert covered.any() and sure.sum() > 50 and not sure.all()     # a hand over some cells, some cells in doubt
+    said = opinion.read(norm, geometry.px_per_cell, geometry.margin_px, cells)
+    assert said.sure.tolist() == sure.tolist() and said.covered.tolist() == covered.tolist()
+    only_cover = cells % 3 > 0
+    said = opinion.read(norm, geometry.px_per_cell, geometry.margin_px, cells, only_cover=only_cover)
+    assert said.covered[only_cover].tolist() == covered[only_cover].tolist()
+    assert said.sure.tolist() == (sure & ~only_cover).tolist()      # not read: asked only about cover
+
+
 def test_its_features_are_the_cell_and_a_quarter_cell_around_it_turned_with_the_cell():
     norm = np.ones((32 * 10 + 16, 32 * 10 + 16, 3), np.float32)
     norm[8 + 32 * 2:8 + 32 * 3, 8 + 32 * 4:8 + 32 * 4 + 16] = 0.2     # the west half of E3 (index 24) dark
@@ -64,7 +92,7 @@ class Fixed:
     def __init__(self, opinion: Opinion) -> None:
         self.opinion = opinion
 
-    def read(self, norm, px_per_cell, margin_px, cells):
+    def read(self, norm, px_per_cell, margin_px, cells, only_cover=None):
         return Opinion(*(a[cells] for a in (self.opinion.sure, self.opinion.tile, self.opinion.red,
                                              self.opinion.arms, self.opinion.covered)))
 

@@ -87,27 +87,53 @@ class SecondOpinion:
             self.nets = [([data[f"{p}w{k}"].astype(np.float32) * data[f"{p}s{k}"] for k in range(count)],
                           [data[f"{p}b{k}"].astype(np.float32) for k in range(count)]) for p in prefixes]
 
+    def _view(self, samples: np.ndarray, net: int, k: int) -> np.ndarray:
+        """(N, 7) network ``net``'s outputs for ``samples`` turned ``k`` quarter turns (turned back to their sides)."""
+        weights, biases = self.nets[net]
+        x = np.ascontiguousarray(np.rot90(samples, -k, axes=(1, 2))).reshape(len(samples), -1)
+        for n, (w, b) in enumerate(zip(weights, biases, strict=True)):
+            x = x @ w + b
+            if n < len(weights) - 1:
+                np.maximum(x, 0.0, out=x)
+        p = 1.0 / (1.0 + np.exp(-np.clip(x, -60.0, 60.0)))
+        p[:, 2:6] = np.roll(p[:, 2:6], -k, axis=1)
+        return p
+
     def probabilities(self, samples: np.ndarray) -> np.ndarray:
         """(4 * nets, N, 7) the outputs of each network for each quarter turn (turned back to the cell's own sides):
         tile, red, n, e, s, w, covered."""
-        views = []
-        for weights, biases in self.nets:
-            for k in range(4):
-                x = np.ascontiguousarray(np.rot90(samples, -k, axes=(1, 2))).reshape(len(samples), -1)
-                for n, (w, b) in enumerate(zip(weights, biases, strict=True)):
-                    x = x @ w + b
-                    if n < len(weights) - 1:
-                        np.maximum(x, 0.0, out=x)
-                p = 1.0 / (1.0 + np.exp(-np.clip(x, -60.0, 60.0)))
-                p[:, 2:6] = np.roll(p[:, 2:6], -k, axis=1)
-                views.append(p)
-        return np.stack(views)
+        return np.stack([self._view(samples, net, k) for net in range(len(self.nets)) for k in range(4)])
 
-    def read(self, norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarray) -> Opinion:
+    def read(self, norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarray,
+             only_cover: np.ndarray | None = None) -> Opinion:
         """Their sure readings of ``cells`` (indices) of a light-divided grid image (``TileReader.normalise``): sure in
-        every view (each network, each quarter turn)."""
-        p = self.probabilities(features(norm, px_per_cell, margin_px, cells))
-        lo, hi = p.min(axis=0), p.max(axis=0)
+        every view (each network, each quarter turn). ``only_cover`` (per cell asked): cells asked only whether they
+        are covered (their readings are not wanted, and come out unsure).
+
+        The views are asked one after another, each only about the cells the views before left in play: a cell one
+        view is unsure of (or sees covered) is read by none, and one a view sees uncovered is not surely covered, so
+        most cells need one or two views, not eight. What is said is what all eight would say."""
+        samples = features(norm, px_per_cell, margin_px, cells)
+        n = len(cells)
+        lo, hi = np.ones((n, 7), np.float32), np.zeros((n, 7), np.float32)
+        live = np.arange(n)
+        for net in range(len(self.nets)):
+            for k in range(4):
+                if live.size == 0:
+                    break
+                p = self._view(samples[live], net, k)
+                lo[live], hi[live] = np.minimum(lo[live], p), np.maximum(hi[live], p)
+                low, high = lo[live], hi[live]
+                # Still sure, with nothing over it, of an empty cell, or of a tile and all it is (each output yes in
+                # every view so far, or no); or covered in every view so far.
+                decided = ((low[:, :6] > SURE) | (high[:, :6] < 1.0 - SURE)).all(axis=1)
+                may_read = (high[:, 6] < COVERED_MAX) & ((high[:, 0] < 1.0 - SURE) | ((low[:, 0] > SURE) & decided))
+                may_cover = low[:, 6] > COVERED_SURE
+                if only_cover is not None:
+                    may_read &= ~only_cover[live]
+                gone = live[~(may_read | may_cover)]
+                lo[gone], hi[gone] = 0.5, 0.5       # undecided: neither read nor covered
+                live = live[may_read | may_cover]
         yes, no = lo > SURE, hi < 1.0 - SURE
         decided = (yes | no)[:, :6]
         tile = yes[:, 0]
@@ -145,7 +171,7 @@ def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, stat
     taken, covered = np.zeros(len(state), bool), np.zeros(len(state), bool)
     if asked.size == 0:
         return taken, covered
-    said = opinion.read(norm, geometry.px_per_cell, geometry.margin_px, asked)
+    said = opinion.read(norm, geometry.px_per_cell, geometry.margin_px, asked, only_cover=~unread[asked])
     covered[asked[said.covered & (state[asked] != 2)]] = True
     kind = np.where(said.tile, np.where(said.red, 1, 2), 0)
     blank = (said.arms[:, None] & np.array([1, 2, 4, 8])) == 0
