@@ -14,7 +14,15 @@ from thoughtwave.synth import Scene, render
 from thoughtwave.synth.camera import Optics, line_kernel
 from thoughtwave.vision.artwork import ARUCO_DICTIONARY
 from thoughtwave.vision.causes import Cause
-from thoughtwave.vision.deblur import Motion, MotionEstimator, deblurred, line_psf, smear_candidates
+from thoughtwave.vision.deblur import (
+    Motion,
+    MotionEstimator,
+    by_guess,
+    deblurred,
+    line_psf,
+    smear_candidates,
+    spectral_guess,
+)
 from thoughtwave.vision.finder import SMEAR_PAUSE_FRAMES, BoardFinder
 from thoughtwave.vision.reading import CellState
 from thoughtwave.vision.recognizer import Recognizer
@@ -206,3 +214,41 @@ def test_a_noisy_smeared_frame_whose_full_size_crops_decode_nothing_is_found_on_
     wrong = [str(c) for c in CELLS if reading.get(c).state is not CellState.UNREADABLE
              and reading.get(c).label() != expected.get(str(c), "empty")]
     assert wrong == []
+
+
+@pytest.mark.parametrize(("seed", "length", "angle"), [*SMEARED, (3, 6.0, 120.0), (5, 5.0, 160.0)])
+def test_the_crops_spectrum_guesses_the_blurs_direction_and_length(seed, length, angle):
+    frame, _ = smeared(seed, length, angle)
+    finder = BoardFinder()
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    small, scale = finder._small(grey)
+    crops, _ = finder.motion.crops(grey, smear_candidates(finder._thorough, small, scale)[0])
+    guess = spectral_guess(crops)
+    # On 144 path-traced smeared frames: within 10 degrees in 86% and 20 in 99%; the length within 1.5 px in 58%.
+    assert angle_apart(guess.angle_deg, angle) <= 20.0 and abs(guess.length_px - length) <= 2.0
+
+
+def test_the_search_asks_about_the_blurs_near_the_guess_first_and_no_further_once_one_decoded():
+    frame, _ = smeared(1, 9.0, 37.0)
+    finder = BoardFinder()
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    small, scale = finder._small(grey)
+    candidates = smear_candidates(finder._thorough, small, scale)[0]
+    asked = []
+
+    class Asked(MotionEstimator):
+        def score(self, spectra, size, motion, scale=1.0):
+            asked.append(motion)
+            return super().score(spectra, size, motion, scale)
+
+    best = Asked(finder.motion.detector, finder.motion.marker_ids).ranked(grey, candidates)[0]
+    assert angle_apart(best.angle_deg, 37.0) <= 10.0 and abs(best.length_px - 9.0) <= 1.5
+    assert angle_apart(asked[0].angle_deg, 37.0) <= 15.0          # the guess's direction first
+    # The guess's coarse direction and those either side (five lengths each), then the finer set: not all 60.
+    assert len(asked) <= 3 * 5 + 8
+
+
+def test_the_guess_ranks_by_direction_then_length():
+    near = by_guess([Motion(4.0, 0.0), Motion(10.0, 45.0), Motion(7.0, 45.0), Motion(4.0, 135.0)], Motion(6.5, 40.0))
+    assert [(turn, m.length_px, m.angle_deg) for turn, m in near] == [(0, 7.0, 45.0), (0, 10.0, 45.0),
+                                                                      (3, 4.0, 0.0), (6, 4.0, 135.0)]

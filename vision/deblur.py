@@ -8,10 +8,13 @@ the markers' dark squares (its rejected candidates); this module:
 1. crops the picture around those candidates (or, failing them, the dark squares a threshold finds)
    and, for each straight-line blur in a small set (a length and a direction), deconvolves every crop
    at once (Wiener, in linear light) and asks the detector which board markers it now decodes: the
-   blur that lets most markers decode wins, then a finer set around it. The crops are first looked at as
-   they are, then, if no blur found that way gives a pose, scaled down as the finder scales a frame for
-   detection: deconvolution lifts the sensor noise, and averaging it away brings back markers that no
-   crop decoded at full size;
+   blur that lets most markers decode wins, then a finer set around it. The crops' own spectrum says
+   which blurs to ask about first (``spectral_guess``: a straight blur leaves dark lines across it):
+   the search stops at the first under which enough markers decode, and goes no further than the
+   directions next to the guess once one decoded, so a frame costs 9-23 deconvolutions of its crops,
+   not 68. The crops are first looked at as they are, then, if no blur found that way gives a pose,
+   scaled down as the finder scales a frame for detection: deconvolution lifts the sensor noise, and
+   averaging it away brings back markers that no crop decoded at full size;
 2. deconvolves the whole frame with it, for the finder to detect the markers again; when that gives no
    pose, with the next blurs under which a marker decoded (up to ``ALTERNATIVES`` in all): a handful of
    small crops can favour a blur that brings back only their own markers.
@@ -27,6 +30,7 @@ costs nothing. Plain numpy FFTs and OpenCV's ArUco detector: no further library 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -35,7 +39,8 @@ import numpy as np
 
 #: The blurs tried first: lengths (frame px) and directions (degrees, image x right, y down) ...
 COARSE_LENGTHS = (4.0, 5.5, 7.0, 8.5, 10.0)
-COARSE_ANGLES = tuple(range(0, 180, 15))
+COARSE_ANGLE_STEP = 15
+COARSE_ANGLES = tuple(range(0, 180, COARSE_ANGLE_STEP))
 #: ... then around the best of those, these steps either side.
 FINE_LENGTH_STEP = 0.75
 FINE_ANGLE_STEP = 7.5
@@ -61,6 +66,17 @@ CROP_PAD = 16
 ENOUGH_MARKERS = 4
 #: Blurs tried on the whole frame when the best one gives no pose.
 ALTERNATIVES = 3
+#: The guess from the crops' spectrum (``spectral_guess``): the lengths (px) and directions (degrees) it weighs, the
+#: band of frequencies it looks at (cycles a px: below it the picture's own content, above it noise and JPEG), the
+#: side of the grid the spectrum is resampled to, and how much longer than the blur its guess comes out (on 144
+#: smeared frames of four path-traced sets: 1.4 px at the median; the direction within 10 degrees in 86%, 20 in 98%).
+GUESS_LENGTHS = np.arange(3.0, 11.01, 0.5)
+GUESS_ANGLES = np.arange(0.0, 180.0, 5.0)
+GUESS_BAND = (0.04, 0.4)
+GUESS_GRID = 96
+GUESS_BIAS_PX = 1.4
+#: Coarse directions this many steps either side of the guess's are all tried; beyond them only while none decoded.
+GUESS_NEAR_STEPS = 1
 
 
 @dataclass(frozen=True)
@@ -218,11 +234,16 @@ class MotionEstimator:
             return []
         spectra = np.fft.rfft2(crops)
         scores: list[tuple[int, Motion]] = []
-        for motion in (Motion(length, float(angle)) for length in COARSE_LENGTHS for angle in COARSE_ANGLES):
+        coarse = [Motion(length, float(angle)) for length in COARSE_LENGTHS for angle in COARSE_ANGLES]
+        # Those the crops' spectrum points to first: the search stops at the first that decodes enough markers, or,
+        # past the directions next to the guess, once any decoded a marker (the guess is rarely further off).
+        for turn, motion in by_guess(coarse, spectral_guess(crops)):
+            if turn > GUESS_NEAR_STEPS and any(n > 0 for n, _ in scores):
+                break
             scores.append((self.score(spectra, size, motion, scale), motion))
             if scores[-1][0] >= min(ENOUGH_MARKERS, len(crops)):
                 break  # near enough: the finer set around it does the rest
-        scores.sort(key=lambda sm: -sm[0])              # stable: equal scores keep the coarse order
+        scores.sort(key=lambda sm: -sm[0])              # stable: equal scores keep the order tried
         best_score, centre = scores[0]
         if best_score == 0:
             return []
@@ -236,6 +257,57 @@ class MotionEstimator:
                 if got > best_score:
                     best, best_score = motion, got
         return [best, *(m for n, m in scores[1:] if n > 0)][:ALTERNATIVES]
+
+
+@functools.cache
+def _guess_grid() -> tuple[np.ndarray, np.ndarray]:
+    """The bins of ``spectral_guess``'s spectrum (``GUESS_GRID`` square, rows shifted so 0 is the middle) in its band,
+    and for each candidate blur (lengths * angles) its log sinc² on them, less its mean and of unit length."""
+    fy, fx = np.meshgrid(np.fft.fftshift(np.fft.fftfreq(GUESS_GRID)), np.fft.rfftfreq(GUESS_GRID), indexing="ij")
+    radius = np.hypot(fx, fy).ravel()
+    ring = np.flatnonzero((radius > GUESS_BAND[0]) & (radius < GUESS_BAND[1]))
+    angles = np.radians(GUESS_ANGLES)
+    along = fx.ravel()[ring] * np.cos(angles)[:, None] + fy.ravel()[ring] * np.sin(angles)[:, None]
+    template = np.log(np.sinc(GUESS_LENGTHS[:, None, None] * along[None]) ** 2 + 1e-3).reshape(-1, ring.size)
+    template -= template.mean(axis=1, keepdims=True)
+    template /= np.linalg.norm(template, axis=1, keepdims=True)
+    return ring, template.astype(np.float32)
+
+
+def spectral_guess(crops: np.ndarray) -> Motion:
+    """The straight blur whose spectrum best explains the zeros in the spectra of ``crops`` (``MotionEstimator.crops``:
+    square, linear light, ``CROP_PAD`` reflected around each; here windowed, without it, the window's fall-off in place
+    of the crop's edges).
+
+    A straight blur ``L`` px long multiplies the picture's spectrum by a sinc across its direction, dark lines ``1/L``
+    apart. The log power, averaged over the crops (the same shake smears every marker alike), resampled to a fixed
+    grid and less each band of radii's mean (the picture's own fall-off), is matched against each candidate's log
+    sinc². About a millisecond, and used only to choose which blurs the detector is asked about first."""
+    inner = crops[:, CROP_PAD:-CROP_PAD, CROP_PAD:-CROP_PAD]
+    inner = inner - inner.mean(axis=(1, 2), keepdims=True)
+    window = np.hanning(inner.shape[1]).astype(np.float32)
+    spectra = np.fft.rfft2(inner * np.outer(window, window))
+    power = np.log(np.mean(np.abs(spectra) ** 2, axis=0) + 1e-12).astype(np.float32)
+    power = cv2.resize(np.fft.fftshift(power, axes=0), (GUESS_GRID // 2 + 1, GUESS_GRID),
+                       interpolation=cv2.INTER_AREA if power.shape[0] > GUESS_GRID else cv2.INTER_LINEAR)
+    ring, template = _guess_grid()
+    level = power.ravel()[ring]
+    fy, fx = np.meshgrid(np.fft.fftshift(np.fft.fftfreq(GUESS_GRID)), np.fft.rfftfreq(GUESS_GRID), indexing="ij")
+    bands = np.minimum((np.hypot(fx, fy).ravel()[ring] - GUESS_BAND[0]) / (GUESS_BAND[1] - GUESS_BAND[0]) * 24,
+                       23).astype(int)
+    level = level - (np.bincount(bands, level, 24) / np.maximum(np.bincount(bands, minlength=24), 1))[bands]
+    fit = template @ level
+    i, j = divmod(int(np.argmax(fit)), len(GUESS_ANGLES))
+    return Motion(float(GUESS_LENGTHS[i]) - GUESS_BIAS_PX, float(GUESS_ANGLES[j]))
+
+
+def by_guess(motions: list[Motion], guess: Motion) -> list[tuple[int, Motion]]:
+    """``motions`` nearest ``guess`` first, each with how far its direction is from the guess's in coarse steps: by
+    direction, then by length (a stable sort)."""
+    def turn(m: Motion) -> int:
+        away = abs(m.angle_deg - guess.angle_deg) % 180.0
+        return round(min(away, 180.0 - away) / COARSE_ANGLE_STEP)
+    return sorted(((turn(m), m) for m in motions), key=lambda tm: (tm[0], abs(tm[1].length_px - guess.length_px)))
 
 
 def dark_squares(small: np.ndarray, scale: float) -> list[np.ndarray]:
