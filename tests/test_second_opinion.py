@@ -10,7 +10,17 @@ from thoughtwave.engine.cells import CELLS
 from thoughtwave.synth import Glare, Optics, Scene, Shadow, render
 from thoughtwave.vision.reading import CellState
 from thoughtwave.vision.recognizer import Recognizer
-from thoughtwave.vision.second import WEIGHTS, Opinion, SecondOpinion, amend, features, second_opinion
+from thoughtwave.vision.second import (
+    COVERED_MAX,
+    COVERED_SURE,
+    SURE,
+    WEIGHTS,
+    Opinion,
+    SecondOpinion,
+    amend,
+    features,
+    second_opinion,
+)
 
 BASE = Scene.random(21, level="mild", hand=False)
 
@@ -53,9 +63,9 @@ def _all_views(opinion: SecondOpinion, samples: np.ndarray) -> tuple[np.ndarray,
     """(sure, covered) from all eight views at once, as ``read`` said them before it asked them one by one."""
     p = opinion.probabilities(samples)
     lo, hi = p.min(axis=0), p.max(axis=0)
-    yes, no = lo > 0.99, hi < 0.01
+    yes, no = lo > SURE, hi < 1.0 - SURE
     sure_tile = yes[:, 0] & (yes | no)[:, :6].all(axis=1) & (yes[:, 2:6].any(axis=1))
-    return (hi[:, 6] < 0.5) & (no[:, 0] | sure_tile), lo[:, 6] > 0.8
+    return (hi[:, 6] < COVERED_MAX) & (no[:, 0] | sure_tile), lo[:, 6] > COVERED_SURE
 
 
 @pytest.mark.parametrize("seed", [5, 6])

@@ -40,8 +40,10 @@ SIDE, REACH = 20, 1.25
 #: each quarter turn) ... One network alone at 0.99 misread a wave's end (seed 67, frame 12 A4), and needed 0.999;
 #: two trained apart agree on few wrong readings, so together they can read more cells surely.
 SURE = 0.99
-#: ... and no view gives this much to something covering the cell.
-COVERED_MAX = 0.5
+#: ... and no view gives this much to something covering the cell. (0.5 read seed 71 frame 150's H9, a red n with a
+#: pale finger over its west side, as red nw at 0.48: over seeds 67, 71, 73 and 79 the readings at 0.4-0.5 were 48
+#: visible cells, one of them wrong, and 17 under a hand, one wrong; none at 0.3-0.4 of 88 was.)
+COVERED_MAX = 0.4
 #: In a frame where the rules see a hand, a cell they read is taken as covered (unreadable) where every view gives
 #: cover this much: a hand of pale skin in warm light looks like paper to them, and tiles under it read empty.
 COVERED_SURE = 0.8
