@@ -6,6 +6,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
+import threadpoolctl
 
 from thoughtwave.cli import main
 from thoughtwave.synth import Camera, Scene, render
@@ -156,3 +157,24 @@ def test_a_lens_model_made_at_another_resolution_is_not_used_and_says_why():
     reading = recognizer.read(image)
     assert recognizer.finder.lens is None and "1280x960" in recognizer.lens_warning
     assert reading.board_found and np.isfinite(reading.ms)
+
+
+def test_numpy_blas_runs_on_one_thread_while_a_frame_is_read_and_as_before_after(mild_frame, monkeypatch):
+    # A second BLAS thread spins for far more CPU than the read's small products take (see ``recognizer._blas``).
+    def blas_threads():
+        return {lib["num_threads"] for lib in threadpoolctl.threadpool_info() if lib["user_api"] == "blas"}
+
+    before, seen = blas_threads(), []
+    if not before:
+        pytest.skip("numpy here has no BLAS that threadpoolctl can see")
+    recognizer = Recognizer()
+    read = recognizer.reader.read
+
+    def reading(*args, **kwargs):
+        seen.append(blas_threads())
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(recognizer.reader, "read", reading)
+    assert recognizer.read(mild_frame[0]).board_found
+    assert seen and all(threads <= {1} for threads in seen)
+    assert blas_threads() == before
