@@ -113,6 +113,17 @@ def psf_spectrum(psf: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     return np.fft.rfft2(np.roll(padded, (-(n // 2), -(n // 2)), (0, 1)))
 
 
+def psf_spectra(motions: list[Motion], shape: tuple[int, int]) -> np.ndarray:
+    """(len(motions), h, w // 2 + 1) ``psf_spectrum`` of each motion's line, in one FFT call (the same numbers)."""
+    padded = np.zeros((len(motions), *shape), np.float32)
+    for k, motion in enumerate(motions):
+        psf = line_psf(motion.length_px, motion.angle_deg)
+        n = psf.shape[0]
+        padded[k, :n, :n] = psf
+        padded[k] = np.roll(padded[k], (-(n // 2), -(n // 2)), (0, 1))
+    return np.fft.rfft2(padded)
+
+
 def _linear(grey: np.ndarray) -> np.ndarray:
     return np.power(grey.astype(np.float32) / 255.0, GAMMA)
 

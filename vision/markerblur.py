@@ -5,7 +5,10 @@ shake leaves the markers readable while it smears the tiles' dots and waves past
 ``Cause.MOTION`` and nothing deconvolves them. Yet every decoded marker is a known picture at a known place: the pose
 puts its printed modules in the frame, and the blur is the straight line that, smearing that ideal picture, best
 matches what the camera saw (gain and offset fitted, in linear light). Each candidate blur costs one product of
-spectra per marker; a coarse grid of lengths and angles is searched, then refined around the best.
+spectra per marker; a line of middling length is turned through the coarse directions to find the blur's, the coarse
+lengths are tried in that direction and those either side, then a finer set around the best (57 candidates, not 99:
+on 82 measurements over seeds 7, 61, 71, 73 and 79, 79 came out the same, two nearer the true blur and one poor
+estimate none).
 
 On the path-traced seed 61 (frames smeared 3 px or more, markers decoded) the estimate is mostly within 10 degrees
 and 1.5 px of the true blur, and no blur is measured on its sharp frames. Re-reading the cells left unreadable from the
@@ -21,11 +24,14 @@ import cv2
 import numpy as np
 
 from thoughtwave.vision.artwork import marker_bits
-from thoughtwave.vision.deblur import GAMMA, Motion, line_psf, psf_spectrum
+from thoughtwave.vision.deblur import GAMMA, Motion, psf_spectra
 
 #: Candidate blurs: a coarse grid, then a finer one around the best.
 COARSE_LENGTHS = (3.0, 4.5, 6.0, 7.5, 9.0, 10.5)
 COARSE_ANGLES = tuple(range(0, 180, 15))
+#: ... of which the lengths are tried only in these directions (degrees) from the one where a line this long fits best.
+COARSE_TURNS = (-15.0, 0.0, 15.0)
+TOWARDS_LENGTH_PX = 6.0
 FINE_LENGTHS = (-0.75, 0.0, 0.75)
 FINE_ANGLES = (-10.0, -5.0, 0.0, 5.0, 10.0)
 #: A camera's own blur (lens, sensor, demosaicing) matches a short line too: the estimate must be this long to count.
@@ -105,16 +111,19 @@ def marker_blur(image: np.ndarray, homography: np.ndarray, marker_mm: dict[int, 
         return None
 
     def best(motions: list[Motion]) -> tuple[Motion, float]:
-        spectra = {n: np.stack([psf_spectrum(line_psf(m.length_px, m.angle_deg), (n, n)) for m in motions])
-                   for n in {m.n for m in markers}}           # the crops share a size or two
+        spectra = {n: psf_spectra(motions, (n, n)) for n in {m.n for m in markers}}   # the crops share a size or two
         misfit = np.sum([m.misfit(spectra[m.n]) for m in markers], axis=0)
         k = int(np.argmin(misfit))
         return motions[k], float(misfit[k])
 
-    coarse, _ = best([Motion(length, float(angle)) for length in COARSE_LENGTHS for angle in COARSE_ANGLES])
+    # A line of middling length that fits best points along the blur, whatever its length: the other lengths are tried
+    # only in its direction and the coarse directions either side of it.
+    towards, _ = best([Motion(TOWARDS_LENGTH_PX, float(angle)) for angle in COARSE_ANGLES])
+    _, short = best([Motion(MIN_LENGTH_PX - 1, float(angle)) for angle in COARSE_ANGLES])
+    coarse, _ = best([Motion(length, (towards.angle_deg + turn) % 180) for length in COARSE_LENGTHS
+                      for turn in COARSE_TURNS])
     found, misfit = best([Motion(coarse.length_px + dl, (coarse.angle_deg + da) % 180)
                           for dl in FINE_LENGTHS for da in FINE_ANGLES])
-    _, short = best([Motion(MIN_LENGTH_PX - 1, float(angle)) for angle in COARSE_ANGLES])
     if found.length_px < MIN_LENGTH_PX or misfit > BETTER_FIT * short:
         return None
     return found
