@@ -23,7 +23,7 @@ from thoughtwave.vision.deblur import (
     smear_candidates,
     spectral_guess,
 )
-from thoughtwave.vision.finder import SMEAR_PAUSE_FRAMES, BoardFinder
+from thoughtwave.vision.finder import SMEAR_ENOUGH_MARKERS, SMEAR_PAUSE_FRAMES, BoardFinder
 from thoughtwave.vision.reading import CellState
 from thoughtwave.vision.recognizer import Recognizer
 from thoughtwave.vision.tiles import TileReader
@@ -185,6 +185,16 @@ def test_when_the_best_blur_in_the_crops_gives_no_pose_the_next_one_is_tried():
     assert not BoardFinder(motion=FixedBlurs([wrong])).find(frame).found
     found = BoardFinder(motion=FixedBlurs([wrong, right])).find(frame)
     assert found.found and found.motion == right
+
+
+def test_a_pose_on_three_markers_does_not_end_the_search_when_a_later_blur_brings_back_more():
+    # A pose fitted to two or three markers of a smeared frame can be a cell off on the far side (seed 800011 of the
+    # flat 'hard' level: the first blur tried gave markers 5 and 7, a later one 0, 3, 4 and 5).
+    frame, _ = smeared(2, 9.0, 74.0)
+    few, more = Motion(6.0, 54.0), Motion(9.0, 84.0)
+    assert len(BoardFinder(motion=FixedBlurs([few])).find(frame).pose.marker_ids) == 3
+    found = BoardFinder(motion=FixedBlurs([few, more])).find(frame)
+    assert found.motion == more and len(found.pose.marker_ids) >= SMEAR_ENOUGH_MARKERS
 
 
 def test_a_noisy_smeared_frame_whose_full_size_crops_decode_nothing_is_found_on_the_detection_scale():

@@ -117,6 +117,9 @@ def _detector_parameters(window_sizes: tuple[int, int, int]) -> cv2.aruco.Detect
     return params
 
 
+#: The smear search takes the first blur that gives a pose on this many markers; under it, it tries the rest and keeps
+#: the pose on the most.
+SMEAR_ENOUGH_MARKERS = 4
 #: (min, max, step) adaptive-threshold windows of the quick pass and of the thorough retry, which runs when the
 #: quick pass finds fewer markers than ``RETRY_BELOW``.
 QUICK_WINDOWS, THOROUGH_WINDOWS, RETRY_BELOW = (13, 13, 10), (5, 25, 10), 4
@@ -357,14 +360,19 @@ class BoardFinder:
         seeds = smear_candidates(self._thorough, small, scale)
         # Crops at full size first, then (a frame still lost) at the detection scale, averaging the lifted noise away.
         tried: set[Motion] = set()      # a blur that gave no pose gives none the second time either
+        best = None
         for at, candidates in [(1.0, c) for c in seeds] + ([(scale, c) for c in seeds] if scale < 1.0 else []):
             for motion in (m for m in self.motion.ranked(grey, candidates, scale=at) if m not in tried):
                 tried.add(motion)
                 markers = self._markers(deblurred(grey, motion))
                 pose = self.fit_pose(markers)
                 if pose is not None and self._confirms(pose, seen, motion.length_px / 2):
-                    return markers, motion, pose
-        return None
+                    if len(pose.marker_ids) >= SMEAR_ENOUGH_MARKERS:
+                        return markers, motion, pose
+                    # A pose on two or three markers may be a cell off on the far side: another blur may find more.
+                    if best is None or len(pose.marker_ids) > len(best[2].marker_ids):
+                        best = markers, motion, pose
+        return best
 
     def find(self, image: np.ndarray) -> FinderResult:
         """The board's pose in a frame; updates ``last_pose`` when markers give a fresh one. Only when the
