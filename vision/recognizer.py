@@ -79,7 +79,9 @@ def lens_of(profile: dict) -> tuple[np.ndarray, np.ndarray] | None:
 def _blas() -> ThreadpoolController:
     """numpy's BLAS, held to one thread while a frame is read: its products here are small (the second opinion's, the
     blur guess's, the pose fits'), and a second thread that finds the other core free spins after each for far more
-    CPU than the product took (seed 7's smeared frames: 0.71 s of CPU for frame 47 against 0.48 s on one thread)."""
+    CPU than the product took (seed 7's smeared frames: 0.71 s of CPU for frame 47 against 0.48 s on one thread).
+    The limit holds for the whole process while a read runs; two readers in two threads at once may leave it at one
+    thread after both (harmless: nothing else here leans on BLAS)."""
     return ThreadpoolController()
 
 
