@@ -68,13 +68,14 @@ ENOUGH_MARKERS = 4
 ALTERNATIVES = 3
 #: The guess from the crops' spectrum (``spectral_guess``): the lengths (px) and directions (degrees) it weighs, the
 #: band of frequencies it looks at (cycles a px: below it the picture's own content, above it noise and JPEG), the
-#: side of the grid the spectrum is resampled to, and how much longer than the blur its guess comes out (on 144
-#: smeared frames of four path-traced sets: 1.4 px at the median; the direction within 10 degrees in 86%, 20 in 98%);
-#: at most this many crops are looked at.
+#: side of the grid the spectrum is resampled to, the bands of radii whose mean is taken off, at most how many crops
+#: are looked at, and how much longer than the blur its guess comes out (on 144 smeared frames of four path-traced
+#: sets: 1.4 px at the median; the direction within 10 degrees in 86%, 20 in 98%).
 GUESS_LENGTHS = np.arange(3.0, 11.01, 0.5)
 GUESS_ANGLES = np.arange(0.0, 180.0, 5.0)
 GUESS_BAND = (0.04, 0.4)
 GUESS_GRID = 96
+GUESS_BANDS = 24
 GUESS_CROPS = 12
 GUESS_BIAS_PX = 1.4
 #: Coarse directions this many steps either side of the guess's are all tried; beyond them only while none decoded.
@@ -105,23 +106,22 @@ def line_psf(length: float, angle_deg: float) -> np.ndarray:
     return kernel / max(1e-6, float(kernel.sum()))
 
 
-def psf_spectrum(psf: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """The real FFT of ``psf`` centred at the origin of an image of ``shape``."""
+def _centred(psf: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """``psf`` in an image of ``shape``, its centre at the origin (wrapped round), float32."""
     padded = np.zeros(shape, np.float32)
     n = psf.shape[0]
     padded[:n, :n] = psf
-    return np.fft.rfft2(np.roll(padded, (-(n // 2), -(n // 2)), (0, 1)))
+    return np.roll(padded, (-(n // 2), -(n // 2)), (0, 1))
+
+
+def psf_spectrum(psf: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """The real FFT of ``psf`` centred at the origin of an image of ``shape``."""
+    return np.fft.rfft2(_centred(psf, shape))
 
 
 def psf_spectra(motions: list[Motion], shape: tuple[int, int]) -> np.ndarray:
     """(len(motions), h, w // 2 + 1) ``psf_spectrum`` of each motion's line, in one FFT call (the same numbers)."""
-    padded = np.zeros((len(motions), *shape), np.float32)
-    for k, motion in enumerate(motions):
-        psf = line_psf(motion.length_px, motion.angle_deg)
-        n = psf.shape[0]
-        padded[k, :n, :n] = psf
-        padded[k] = np.roll(padded[k], (-(n // 2), -(n // 2)), (0, 1))
-    return np.fft.rfft2(padded)
+    return np.fft.rfft2(np.stack([_centred(line_psf(m.length_px, m.angle_deg), shape) for m in motions]))
 
 
 def _linear(grey: np.ndarray) -> np.ndarray:
@@ -161,11 +161,7 @@ def _wiener_whole(channels: np.ndarray, psf: np.ndarray) -> np.ndarray:
     """Wiener deconvolution of (channels, h, w) float32 pictures, each with OpenCV's DFT: on a whole frame it takes
     half the time numpy's FFT does (a 768 x 1000 colour picture: 37 ms against 80 here); on the small crops
     (``_wiener``) numpy's, which takes them all at once, is as fast."""
-    n = psf.shape[0]
-    shape = channels.shape[1:]
-    padded = np.zeros(shape, np.float32)
-    padded[:n, :n] = psf
-    k = cv2.dft(np.roll(padded, (-(n // 2), -(n // 2)), (0, 1)), flags=cv2.DFT_COMPLEX_OUTPUT)
+    k = cv2.dft(_centred(psf, channels.shape[1:]), flags=cv2.DFT_COMPLEX_OUTPUT)
     power = k[..., 0] ** 2 + k[..., 1] ** 2 + WIENER_NSR
     inverse = np.dstack([k[..., 0] / power, -k[..., 1] / power])
     return np.stack([cv2.idft(cv2.mulSpectrums(cv2.dft(np.ascontiguousarray(c), flags=cv2.DFT_COMPLEX_OUTPUT), inverse,
@@ -290,12 +286,13 @@ class MotionEstimator:
 @functools.cache
 def _guess_grid() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The bins of ``spectral_guess``'s spectrum (``GUESS_GRID`` square, rows shifted so 0 is the middle) in its band,
-    which of 24 bands of radii each is in, and for each candidate blur (lengths * angles) its log sinc² on them, less
-    its mean and of unit length."""
+    which of ``GUESS_BANDS`` bands of radii each is in, and for each candidate blur (lengths * angles) its log sinc² on
+    them, less its mean and of unit length."""
     fy, fx = np.meshgrid(np.fft.fftshift(np.fft.fftfreq(GUESS_GRID)), np.fft.rfftfreq(GUESS_GRID), indexing="ij")
     radius = np.hypot(fx, fy).ravel()
     ring = np.flatnonzero((radius > GUESS_BAND[0]) & (radius < GUESS_BAND[1]))
-    bands = np.minimum((radius[ring] - GUESS_BAND[0]) / (GUESS_BAND[1] - GUESS_BAND[0]) * 24, 23).astype(int)
+    bands = np.minimum((radius[ring] - GUESS_BAND[0]) / (GUESS_BAND[1] - GUESS_BAND[0]) * GUESS_BANDS,
+                       GUESS_BANDS - 1).astype(int)
     angles = np.radians(GUESS_ANGLES)
     along = fx.ravel()[ring] * np.cos(angles)[:, None] + fy.ravel()[ring] * np.sin(angles)[:, None]
     template = np.log(np.sinc(GUESS_LENGTHS[:, None, None] * along[None]) ** 2 + 1e-3).reshape(-1, ring.size)
@@ -312,7 +309,7 @@ def spectral_guess(crops: np.ndarray) -> Motion:
     A straight blur ``L`` px long multiplies the picture's spectrum by a sinc across its direction, dark lines ``1/L``
     apart. The log power, averaged over the crops (the same shake smears every marker alike), resampled to a fixed
     grid and less each band of radii's mean (the picture's own fall-off), is matched against each candidate's log
-    sinc². About a millisecond, and used only to choose which blurs the detector is asked about first."""
+    sinc². 3-4 ms here, and used only to choose which blurs the detector is asked about first."""
     # The middle of each crop, at most the grid's side (the marker's own edges, its bits, are there), of the darkest
     # few: enough to average, at a fraction of the FFTs' cost on 24 crops 224 px square (26 ms).
     side = crops.shape[1] - 2 * CROP_PAD
@@ -326,7 +323,8 @@ def spectral_guess(crops: np.ndarray) -> Motion:
                        interpolation=cv2.INTER_AREA if power.shape[0] > GUESS_GRID else cv2.INTER_LINEAR)
     ring, bands, template = _guess_grid()
     level = power.ravel()[ring]
-    level = level - (np.bincount(bands, level, 24) / np.maximum(np.bincount(bands, minlength=24), 1))[bands]
+    level = level - (np.bincount(bands, level, GUESS_BANDS)
+                     / np.maximum(np.bincount(bands, minlength=GUESS_BANDS), 1))[bands]
     fit = template @ level
     i, j = divmod(int(np.argmax(fit)), len(GUESS_ANGLES))
     return Motion(float(GUESS_LENGTHS[i]) - GUESS_BIAS_PX, float(GUESS_ANGLES[j]))

@@ -28,7 +28,6 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from thoughtwave.vision.finder import GridGeometry
 
@@ -89,10 +88,6 @@ class SecondOpinion:
             prefixes = [f"n{j}_" for j in range(int(data["nets"]))] if "nets" in data else [""]
             self.nets = [([data[f"{p}w{k}"].astype(np.float32) * data[f"{p}s{k}"] for k in range(count)],
                           [data[f"{p}b{k}"].astype(np.float32) for k in range(count)]) for p in prefixes]
-        # The products are small (100 cells by 1,200 samples at most): a second BLAS thread saves little time and, on
-        # a machine busy with the camera, the web server or another reader, spins for far more CPU than the product
-        # takes (100 cells, eight views: 15 ms on one thread, 70-110 ms of CPU on two beside one busy core).
-        self._blas = ThreadpoolController()
 
     def _view(self, samples: np.ndarray, net: int, k: int) -> np.ndarray:
         """(N, 7) network ``net``'s outputs for ``samples`` turned ``k`` quarter turns (turned back to their sides)."""
@@ -119,11 +114,9 @@ class SecondOpinion:
 
         The views are asked one after another, each only about the cells the views before left in play: a cell one
         view is unsure of (or sees covered) is read by none, and one a view sees uncovered is not surely covered, so
-        most cells need one or two views, not eight. What is said is what all eight would say."""
-        with self._blas.limit(limits=1, user_api="blas"):
-            return self._read(features(norm, px_per_cell, margin_px, cells), only_cover)
-
-    def _read(self, samples: np.ndarray, only_cover: np.ndarray | None) -> Opinion:
+        most cells need one or two views, not eight. What is said is what all eight would say. (Its products are small:
+        ``Recognizer.read`` holds numpy's BLAS to one thread around it.)"""
+        samples = features(norm, px_per_cell, margin_px, cells)
         n = len(samples)
         lo, hi = np.ones((n, 7), np.float32), np.zeros((n, 7), np.float32)
         live = np.arange(n)
@@ -132,8 +125,8 @@ class SecondOpinion:
                 if live.size == 0:
                     break
                 p = self._view(samples[live], net, k)
-                lo[live], hi[live] = np.minimum(lo[live], p), np.maximum(hi[live], p)
-                low, high = lo[live], hi[live]
+                low, high = np.minimum(lo[live], p), np.maximum(hi[live], p)
+                lo[live], hi[live] = low, high
                 # Still sure, with nothing over it, of an empty cell, or of a tile and all it is (each output yes in
                 # every view so far, or no); or covered in every view so far.
                 decided = ((low[:, :6] > SURE) | (high[:, :6] < 1.0 - SURE)).all(axis=1)
