@@ -168,6 +168,45 @@ def test_a_failed_search_is_not_repeated_on_the_next_frames():
     assert estimator.calls > first
 
 
+class CountingDetector:
+    """An ArUco detector counting its calls, by the size of the picture it is given."""
+
+    def __init__(self, detector: cv2.aruco.ArucoDetector) -> None:
+        self.detector, self.calls = detector, []
+
+    def detectMarkers(self, image):  # noqa: N802 - OpenCV's name
+        self.calls.append(image.shape)
+        return self.detector.detectMarkers(image)
+
+
+def test_a_blur_found_from_the_detectors_candidates_costs_no_second_thorough_pass_and_no_dark_squares(monkeypatch):
+    # The thorough pass already looked at the downscaled frame: its rejected candidates are the search's first seeds.
+    # The dark squares, the second seeds, are looked for only when those fail.
+    import thoughtwave.vision.deblur as deblur_module
+
+    frame, _ = smeared(1, 9.0, 37.0)
+    finder = BoardFinder()
+    counting = CountingDetector(finder._thorough)
+    finder._thorough = counting
+    squares = []
+    monkeypatch.setattr(deblur_module, "dark_squares", lambda small, scale: squares.append(1) or [])
+    found = finder.find(frame)
+    assert found.found and found.motion is not None
+    small, _ = finder._small(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+    assert counting.calls.count(small.shape) == 1 and not squares
+
+
+def test_a_frame_the_detectors_candidates_do_not_bring_back_looks_for_dark_squares(monkeypatch):
+    import thoughtwave.vision.deblur as deblur_module
+
+    frame, _ = smeared(1, 9.0, 37.0)
+    squares = []
+    real = deblur_module.dark_squares
+    monkeypatch.setattr(deblur_module, "dark_squares", lambda small, scale: squares.append(1) or real(small, scale))
+    assert not BoardFinder(motion=FixedBlurs([])).find(frame).found
+    assert squares == [1]          # once, though the seeds are asked for at two scales
+
+
 class FixedBlurs(MotionEstimator):
     """An estimator that proposes the given blurs, best first, whatever the frame."""
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
@@ -156,6 +157,10 @@ class BoardFinder:
         self._cell_centres_mm = np.array([self.layout.cell_center_mm(c) for c in CELLS], np.float64)
         self.motion = motion or MotionEstimator(self._quick, set(self.marker_mm))
         self._smear_pause = 0    # frames left before a failed motion-blur search may run again
+        # The thorough pass's rejected candidates on the last grey frame it looked at whole (the smear search's first
+        # seeds: the same call on the same picture), and those of the last detector call.
+        self._rejected: tuple[np.ndarray, Any] | None = None
+        self._last_rejected: Any = ()
         self.last_pose: BoardPose | None = None
         self._remap_cache: tuple[BoardPose, tuple[np.ndarray, np.ndarray]] | None = None
 
@@ -174,7 +179,9 @@ class BoardFinder:
         small, scale = self._small(grey)
         found = self._detect(self._quick, small, scale)
         if len(found) < RETRY_BELOW:
-            found = {**found, **self._detect(self._thorough, small, scale)}
+            thorough = self._detect(self._thorough, small, scale)
+            self._rejected = (grey, self._last_rejected)
+            found = {**found, **thorough}
         if len(found) < RETRY_BELOW and float(np.median(small)) < DARK_MEDIAN:   # underexposed: see DARK_MEDIAN
             found = {**found, **self._detect(self._thorough, cv2.convertScaleAbs(small, alpha=DARK_GAIN), scale)}
         if found and scale < 1.0:
@@ -202,7 +209,7 @@ class BoardFinder:
 
     def _detect(self, detector: cv2.aruco.ArucoDetector, small: np.ndarray, scale: float,
                 offset: tuple[int, int] = (0, 0)) -> dict[int, np.ndarray]:
-        corners, ids, _ = detector.detectMarkers(small)
+        corners, ids, self._last_rejected = detector.detectMarkers(small)
         if ids is None:
             return {}
         found: dict[int, np.ndarray] = {}
@@ -357,11 +364,13 @@ class BoardFinder:
         ``vision.deblur``), that blur and the pose; None when no blur found lets the markers give a pose that
         the markers ``seen`` without deconvolving agree with."""
         small, scale = self._small(grey)
-        seeds = smear_candidates(self._thorough, small, scale)
+        rejected = self._rejected[1] if self._rejected is not None and self._rejected[0] is grey else None
+        seeds = smear_candidates(self._thorough, small, scale, rejected)
         # Crops at full size first, then (a frame still lost) at the detection scale, averaging the lifted noise away.
         tried: set[Motion] = set()      # a blur that gave no pose gives none the second time either
         best = None
-        for at, candidates in [(1.0, c) for c in seeds] + ([(scale, c) for c in seeds] if scale < 1.0 else []):
+        for at, k in [(1.0, 0), (1.0, 1)] + ([(scale, 0), (scale, 1)] if scale < 1.0 else []):
+            candidates = seeds[k]
             for motion in (m for m in self.motion.ranked(grey, candidates, scale=at) if m not in tried):
                 tried.add(motion)
                 markers = self._markers(deblurred(grey, motion))
@@ -378,6 +387,7 @@ class BoardFinder:
         """The board's pose in a frame; updates ``last_pose`` when markers give a fresh one. Only when the
         markers give no pose and no earlier pose can stand in is the frame searched for motion blur."""
         grey = _grey(image)
+        self._rejected = None
         markers = self._markers(grey)
         pose = self.fit_pose(markers)
         motion = None
