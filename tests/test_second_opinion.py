@@ -21,6 +21,7 @@ from thoughtwave.vision.second import (
     features,
     second_opinion,
 )
+from thoughtwave.vision.tiles import TileReader
 
 BASE = Scene.random(21, level="mild", hand=False)
 
@@ -173,6 +174,30 @@ def test_it_reads_much_of_what_the_rules_leave_on_a_small_or_shaken_board(monkey
         rules, both = readings(scene, second=False), readings(scene, second=True)
         assert len(rules.unreadable()) >= 2
         assert len(both.unreadable()) <= len(rules.unreadable()) // 2
+
+
+def test_a_read_for_a_few_cells_asks_the_network_about_those_alone_and_reads_them_as_a_whole_read_does():
+    # Seed 57 has a hand: the network is asked about the cells the rules leave unreadable and, to find those it
+    # covers, about those they read; the deblurred re-read wants only a few of them (``Recognizer._read_deblurred``).
+    frame, _ = render(Scene.random(57, level="mild", hand=True))
+    recognizer = Recognizer()
+    recognizer.read(frame)
+    grid = recognizer.finder.warp(frame, recognizer.pose)
+    asked = []
+    network = recognizer.reader.second
+
+    class Spy:
+        def read(self, norm, px_per_cell, margin_px, cells, only_cover=None):
+            asked.append(set(cells.tolist()))
+            return network.read(norm, px_per_cell, margin_px, cells, only_cover)
+
+    whole = TileReader(second=Spy()).read(grid)
+    wanted = np.zeros(100, bool)
+    wanted[[i for i in sorted(asked[0])][:3]] = True
+    few = TileReader(second=Spy()).read(grid, wanted=wanted)
+    assert len(asked[0]) > 3 and asked[1] == set(np.flatnonzero(wanted).tolist())
+    for name in ("state", "arms", "red", "occluded"):
+        assert np.array_equal(getattr(few, name).ravel()[wanted], getattr(whole, name).ravel()[wanted])
 
 
 def test_cells_under_a_hand_stay_covered():

@@ -31,7 +31,14 @@ from thoughtwave.vision.finder import SMEAR_PAUSE_FRAMES, BoardFinder, BoardPose
 from thoughtwave.vision.markerblur import marker_blur
 from thoughtwave.vision.reading import BoardReading
 from thoughtwave.vision.repose import Reposer
-from thoughtwave.vision.smeared import board_box, deblurred_frame, smeared_cells, take_sharper, uncovered_unreadable
+from thoughtwave.vision.smeared import (
+    board_box,
+    cell_boxes,
+    deblurred_frame,
+    smeared_cells,
+    take_sharper,
+    uncovered_unreadable,
+)
 from thoughtwave.vision.tiles import POSE_DOUBT_TILE, ColourModel, TileReader, TileReadout
 
 #: Largest profile file read (a real one is a few kilobytes).
@@ -249,9 +256,13 @@ class Recognizer:
         to_mm = self.finder.grid_to_mm()
         box = board_box(self.finder.to_frame(found.pose, rim @ to_mm[:2, :2].T + to_mm[:2, 2]), found.motion,
                         frame.shape)
-        sharper = self.finder.warp(deblurred_frame(frame, found.motion, box), found.pose)
+        parts = cell_boxes(self.finder.to_frame(found.pose, self._cell_corners_mm()).reshape(11, 11, 2), cells,
+                           found.motion, frame.shape)
+        sharper = self.finder.warp(deblurred_frame(frame, found.motion, box, parts), found.pose)
         # Deconvolved with an estimate, the picture keeps some of the blur: read as blurred (``moved``).
-        take_sharper(readout, self.reader.read(sharper, cell_px, doubt=doubt, moved=True), cells)
+        wanted = np.zeros(len(CELLS), bool)
+        wanted[cells] = True
+        take_sharper(readout, self.reader.read(sharper, cell_px, doubt=doubt, moved=True, wanted=wanted), cells)
 
     def _cell_doubt(self, pose: BoardPose) -> np.ndarray:
         """(100,) how far the pose may misplace each cell, in cells (worked out once a pose: a steady board keeps
@@ -262,11 +273,14 @@ class Recognizer:
 
     def _cell_px(self, pose: BoardPose) -> np.ndarray:
         """(100,) each cell's width in the frame, by ``Cell.index``."""
+        return cell_sizes(self.finder.to_frame(pose, self._cell_corners_mm()))
+
+    def _cell_corners_mm(self) -> np.ndarray:
+        """(121, 2) the board's cell corners in mm, row by row."""
         layout = self.finder.layout
         x0, y0 = layout.grid_origin_mm
         steps = np.arange(11) * layout.cell_mm
-        corners = np.array([[x0 + sx, y0 + sy] for sy in steps for sx in steps])
-        return cell_sizes(self.finder.to_frame(pose, corners))
+        return np.array([[x0 + sx, y0 + sy] for sy in steps for sx in steps])
 
     def _keep_sharpness(self, grid: np.ndarray, readout: TileReadout) -> None:
         """Keep the edge width of a frame read whole as the reference, now and then (it costs a few ms)."""

@@ -154,7 +154,7 @@ def second_opinion() -> SecondOpinion | None:
 
 
 def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, state: np.ndarray, arms: np.ndarray,
-          red: np.ndarray, eligible: np.ndarray, may_be: np.ndarray, hand_seen: bool,
+          red: np.ndarray, eligible: np.ndarray, may_be: np.ndarray, hand_seen: bool | np.ndarray,
           not_blank: np.ndarray, pale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Give the unreadable (``state`` 2) ``eligible`` cells the network's sure readings, in place (``state`` 0 empty,
     1 tile, with ``arms`` and ``red``), each only where the rules saw nothing against it:
@@ -167,7 +167,8 @@ def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, stat
     - ``pale`` (100, 4): sides that show too little red for red ink: no red reading may call them blank (a red tile's
       blank side is red like its body; the network has read a red tile's wave whose end lies in a shadow as blank).
 
-    Where the rules see a hand (``hand_seen``), a cell they read that the network sees covered is made unreadable.
+    Where the rules see a hand (``hand_seen``; per cell: of those the caller wants read), a cell they read that the
+    network sees covered is made unreadable.
     Returns which cells it read, and which it found covered."""
     unread = (state == 2) & eligible
     asked = np.flatnonzero(unread | ((state != 2) & hand_seen))

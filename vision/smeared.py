@@ -28,13 +28,19 @@ from thoughtwave.vision.causes import Cause
 from thoughtwave.vision.deblur import Motion, deblurred_colour
 from thoughtwave.vision.tilemodel import WASHED_OUT, TileReadout
 
+#: A part of a frame: x0, y0, x1, y1 (px, the end excluded).
+Box = tuple[int, int, int, int]
 #: The crop around the board reaches this many blur lengths (and ``REACH_PX``) beyond the grid image's extent,
 #: so the reflected border of the deconvolution rings outside what is read.
 REACH_LENGTHS = 2.0
 REACH_PX = 12
+#: A few cells read again are deconvolved each with this much of a cell around it (what their reading looks at) ...
+CELL_MARGIN = 0.5
+#: ... when their parts of the frame add up to less than this share of the board's (each costs about its area).
+PARTS_SHARE = 0.6
 
 
-def board_box(corners_px: np.ndarray, motion: Motion, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+def board_box(corners_px: np.ndarray, motion: Motion, shape: tuple[int, ...]) -> Box:
     """(x0, y0, x1, y1): the part of a frame of ``shape`` to deconvolve, around ``corners_px`` (the grid image's
     corners in the frame, (N, 2)) widened by the blur's reach, clipped to the frame."""
     reach = int(math.ceil(REACH_LENGTHS * motion.length_px)) + REACH_PX
@@ -44,14 +50,46 @@ def board_box(corners_px: np.ndarray, motion: Motion, shape: tuple[int, ...]) ->
     return max(0, int(lo[0])), max(0, int(lo[1])), min(w, int(hi[0])), min(h, int(hi[1]))
 
 
-def deblurred_frame(frame: np.ndarray, motion: Motion, box: tuple[int, int, int, int]) -> np.ndarray:
-    """A copy of the BGR ``frame`` with ``motion`` deconvolved from each channel inside ``box`` (x0, y0, x1, y1)."""
-    x0, y0, x1, y1 = box
+def cell_boxes(corners_px: np.ndarray, cells: list[int], motion: Motion,
+               shape: tuple[int, ...]) -> list[tuple[Box, Box]]:
+    """For each of ``cells`` (by ``Cell.index``; ``corners_px``: the (11, 11, 2) cell corners in the frame), the part
+    of a frame of ``shape`` the reader looks at to read it (the cell and ``CELL_MARGIN`` of a cell around it: the
+    second opinion's view, the paper-white estimate's reach) and the part to deconvolve for it (that, widened as
+    ``board_box`` widens the board), both (x0, y0, x1, y1) clipped to the frame."""
+    boxes = []
+    for i in cells:
+        row, col = divmod(i, 10)
+        quad = corners_px[row:row + 2, col:col + 2].reshape(4, 2)
+        lo, hi = quad.min(axis=0), quad.max(axis=0)
+        grow = CELL_MARGIN * (hi - lo)
+        x0, y0 = np.floor(lo - grow).astype(int)
+        x1, y1 = np.ceil(hi + grow).astype(int)
+        read = max(0, int(x0)), max(0, int(y0)), min(shape[1], int(x1)), min(shape[0], int(y1))
+        boxes.append((read, board_box(np.array([lo - grow, hi + grow]), motion, shape)))
+    return boxes
+
+
+def deblurred_frame(frame: np.ndarray, motion: Motion, box: Box,
+                    parts: list[tuple[Box, Box]] | None = None) -> np.ndarray:
+    """A copy of the BGR ``frame`` with ``motion`` deconvolved from each channel inside ``box`` (x0, y0, x1, y1), or,
+    given ``parts`` (``cell_boxes``) that cover less than ``PARTS_SHARE`` of it, only inside each part's first box
+    (each deconvolved in its second: the blur's reach around it, so the reflected border rings outside what is kept)."""
     out = frame.copy()
+    if parts is not None and sum(_area(outer) for _, outer in parts) < PARTS_SHARE * _area(box):
+        for (x0, y0, x1, y1), (u0, v0, u1, v1) in parts:
+            if x1 - x0 >= 8 and y1 - y0 >= 8:
+                sharper = deblurred_colour(frame[v0:v1, u0:u1], motion)
+                out[y0:y1, x0:x1] = sharper[y0 - v0:y1 - v0, x0 - u0:x1 - u0]
+        return out
+    x0, y0, x1, y1 = box
     if x1 - x0 < 8 or y1 - y0 < 8:
         return out
     out[y0:y1, x0:x1] = deblurred_colour(frame[y0:y1, x0:x1], motion)
     return out
+
+
+def _area(box: Box) -> int:
+    return max(0, box[2] - box[0]) * max(0, box[3] - box[1])
 
 
 def smeared_cells(readout: TileReadout) -> list[int]:

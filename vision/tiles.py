@@ -260,8 +260,9 @@ class TileReader:
     # Step 4 --------------------------------------------------------------------------------------
     def read(self, grid: np.ndarray, cell_px: np.ndarray | None = None,
              sharp_reference: float | None = None, moved: bool = False,
-             doubt: np.ndarray | None = None) -> TileReadout:
-        """Read all 100 cells of a grid image (BGR uint8, ``geometry.size`` square).
+             doubt: np.ndarray | None = None, wanted: np.ndarray | None = None) -> TileReadout:
+        """Read all 100 cells of a grid image (BGR uint8, ``geometry.size`` square); ``wanted`` (100,) bool: the cells
+        whose readings are used (the second opinion, per cell, is asked about no other).
 
         For the causes of unreadable cells (``TileReadout.causes``): ``cell_px`` each cell's width in the picture
         (by ``Cell.index``), ``sharp_reference`` recent sharp frames' edge width, ``moved`` the finder saw motion.
@@ -442,10 +443,11 @@ class TileReader:
         # A network that sees the whole cell may read what the rules leave unreadable, if sure and not against what they
         # saw; where they see a hand, it may find cells they read covered (``vision.second.amend``).
         tile_may = ~overlaid & ~suspect.any(axis=1)
-        second, covered = (amend(self.second, norm, self.geometry, state, arms, red, ~misplaced, np.stack([
+        wanted = np.ones(100, bool) if wanted is None else wanted
+        second, covered = (amend(self.second, norm, self.geometry, state, arms, red, ~misplaced & wanted, np.stack([
             ~glare_seen & ~washed_out & (glare.ravel() < mdl.glare_max) & (middle_washed == 0),
             tile_may & ~(hue_sure & ~hue_red) & ~dots_black, tile_may & ~(hue_sure & hue_red) & ~dots_red]),
-            occluded.any(), hand_on | (arm_kept[:, 1] & (arm_levels[:, 1] > 0.5 + mdl.arm_margin / 2)), pale)
+            occluded.any() & wanted, hand_on | (arm_kept[:, 1] & (arm_levels[:, 1] > 0.5 + mdl.arm_margin / 2)), pale)
             if self.second is not None else (np.zeros(100, bool),) * 2)
         occluded |= covered
         empty_conf = np.where(flat, LIGHT_ONLY_EMPTY, np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
