@@ -297,6 +297,26 @@ def test_the_search_asks_about_the_blurs_near_the_guess_first_and_no_further_onc
     assert len(asked) <= 3 * 5 + 8
 
 
+@pytest.mark.parametrize("short", [0, 1])
+def test_a_blur_under_which_every_crop_decodes_ends_the_search_without_the_finer_set(short):
+    frame, _ = smeared(1, 9.0, 37.0)
+    finder = BoardFinder()
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    small, scale = finder._small(grey)
+    candidates = smear_candidates(finder._thorough, small, scale)[0]
+    crops, size = finder.motion.crops(grey, candidates)
+    assert 4 <= len(crops) < len(finder.marker_mm)
+    asked = []
+
+    class FirstDecodes(MotionEstimator):      # the first blur asked about decodes every crop, or all but one
+        def score(self, spectra, size, motion, scale=1.0):
+            asked.append(motion)
+            return len(crops) - short if len(asked) == 1 else 0
+
+    FirstDecodes(finder.motion.detector, finder.motion.marker_ids).ranked(grey, candidates)
+    assert len(asked) == (1 if short == 0 else 1 + 8)
+
+
 def test_the_guess_ranks_by_direction_then_length():
     near = by_guess([Motion(4.0, 0.0), Motion(10.0, 45.0), Motion(7.0, 45.0), Motion(4.0, 135.0)], Motion(6.5, 40.0))
     assert [(turn, m.length_px, m.angle_deg) for turn, m in near] == [(0, 7.0, 45.0), (0, 10.0, 45.0),

@@ -288,7 +288,9 @@ class MotionEstimator:
         if best_score == 0:
             return []
         best = centre
-        for dl in (-FINE_LENGTH_STEP, 0.0, FINE_LENGTH_STEP):
+        # A blur under which every crop (or every board marker) decodes is bettered by none: no finer set then.
+        fine = () if best_score >= min(len(crops), len(self.marker_ids)) else (-FINE_LENGTH_STEP, 0.0, FINE_LENGTH_STEP)
+        for dl in fine:
             for da in (-FINE_ANGLE_STEP, 0.0, FINE_ANGLE_STEP):
                 if dl == 0.0 and da == 0.0:
                     continue
