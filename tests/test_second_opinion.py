@@ -13,6 +13,7 @@ from thoughtwave.vision.recognizer import Recognizer
 from thoughtwave.vision.second import (
     COVERED_MAX,
     COVERED_SURE,
+    HALVED_FROM,
     SURE,
     WEIGHTS,
     Opinion,
@@ -95,6 +96,16 @@ def test_its_features_are_the_cell_and_a_quarter_cell_around_it_turned_with_the_
     assert x.shape == (2, 20, 20, 3)
     assert x[0, 10, 4].max() < 0.5 and x[0, 10, 15].min() == pytest.approx(1.0)   # west dark, east light
     assert x[1].min() == pytest.approx(1.0)       # F3 reaches a quarter cell into E3: its light east half only
+
+
+def test_many_cells_asked_at_once_get_the_very_features_each_gets_alone():
+    # Past ``HALVED_FROM`` cells the samples are cut from the picture halved once: the same numbers as crop by crop.
+    norm = np.random.default_rng(5).uniform(0.0, 1.4, (32 * 10 + 16, 32 * 10 + 16, 3)).astype(np.float32)
+    every = np.arange(100)
+    assert len(every) > HALVED_FROM
+    together = features(norm, 32, 8, every)
+    alone = np.concatenate([features(norm, 32, 8, np.array([i])) for i in every])
+    assert np.array_equal(together, alone)
 
 
 class Fixed:

@@ -35,6 +35,8 @@ from thoughtwave.vision.finder import GridGeometry
 WEIGHTS = Path(__file__).with_name("second_opinion.npz")
 #: Samples a side of the picture the network sees, and how much of the cell's neighbours it takes in (cells a side).
 SIDE, REACH = 20, 1.25
+#: Asked about more cells than this, the features are cut from the picture halved once rather than crop by crop.
+HALVED_FROM = 40
 #: A reading is taken only where every output is this sure (or as sure of its opposite) in every view (each network,
 #: each quarter turn) ... One network alone at 0.99 misread a wave's end (seed 67, frame 12 A4), and needed 0.999;
 #: two trained apart agree on few wrong readings, so together they can read more cells surely.
@@ -56,13 +58,23 @@ def features(norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarr
     crop = int(round(REACH * px_per_cell))
     pad = (crop - px_per_cell) // 2
     padded = cv2.copyMakeBorder(norm, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
-    out = np.empty((len(cells), SIDE, SIDE, 3), np.float32)
-    for k, i in enumerate(cells):
-        y, x = margin_px + (i // 10) * px_per_cell, margin_px + (i % 10) * px_per_cell
-        # Rounded through float16 as in training (``bench/second_opinion.py`` makes its samples here).
-        out[k] = cv2.resize(padded[y:y + crop, x:x + crop], (SIDE, SIDE), interpolation=cv2.INTER_AREA).astype(
-            np.float16)
-    top = np.percentile(out.mean(axis=3).reshape(len(cells), -1), 90, axis=1)
+    rows, cols = np.divmod(np.asarray(cells, np.int64), 10)
+    y, x = margin_px + rows * px_per_cell, margin_px + cols * px_per_cell
+    # Rounded through float16 as in training (``bench/second_opinion.py`` makes its samples here).
+    if len(cells) > HALVED_FROM and crop == 2 * SIDE and margin_px % 2 == 0 and px_per_cell % 2 == 0:
+        # Many cells: the picture halved once (area averaging of 2 x 2 blocks on even places, as for each crop), and
+        # each cell's samples a window of it.
+        half = cv2.resize(padded, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA).astype(np.float16)
+        windows = np.lib.stride_tricks.sliding_window_view(half, (SIDE, SIDE), axis=(0, 1))
+        out = np.moveaxis(windows[y // 2, x // 2], 1, -1).astype(np.float32)
+    else:
+        out = np.empty((len(cells), SIDE, SIDE, 3), np.float32)
+        for k in range(len(cells)):
+            out[k] = cv2.resize(padded[y[k]:y[k] + crop, x[k]:x[k] + crop], (SIDE, SIDE),
+                                interpolation=cv2.INTER_AREA).astype(np.float16)
+    # The mean of the three channels, summed in the order ``mean`` sums them (the same float32 numbers, 7x faster).
+    light = (out[..., 0] + out[..., 1] + out[..., 2]) / 3
+    top = np.percentile(light.reshape(len(cells), -1), 90, axis=1)
     return np.clip(out / np.maximum(top, 0.15)[:, None, None, None], 0.0, 1.5)
 
 
