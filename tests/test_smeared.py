@@ -5,6 +5,7 @@ from dataclasses import replace
 
 import cv2
 import numpy as np
+import pytest
 
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.synth import Scene, render
@@ -13,7 +14,16 @@ from thoughtwave.vision.causes import Cause
 from thoughtwave.vision.deblur import Motion, deblurred_colour, line_psf
 from thoughtwave.vision.reading import CellState
 from thoughtwave.vision.recognizer import Recognizer
-from thoughtwave.vision.smeared import board_box, cell_boxes, deblurred_frame, smeared_cells, take_sharper
+from thoughtwave.vision.smeared import (
+    SMEARED_TILE_MIN,
+    board_box,
+    cell_boxes,
+    deblurred_frame,
+    restore_unsure,
+    smeared_cells,
+    take_sharper,
+    unsure_tiles_smeared,
+)
 from thoughtwave.vision.tilemodel import TileReadout
 from thoughtwave.vision.tiles import TileReader
 
@@ -142,3 +152,32 @@ def test_a_wave_that_a_diagonal_smear_closed_over_is_never_read_blank():
     said = {c: reading.get(c).label() for c in CELLS if reading.get(c).state is not CellState.UNREADABLE}
     assert [c for c, label in said.items() if label != expected.get(str(c), "empty")] == []
     assert said.get(Cell.parse("G3")) in (None, "black new")
+
+
+def test_a_tile_the_smeared_picture_reads_unsurely_is_left_to_the_deconvolved_reread():
+    # Seed 11's scene 76624, smeared 7.4 px nearly along x: read from the smeared picture, I10 (a black nsw) came out
+    # "black nw" at 0.51, its south wave's end smeared into the body. Left to the board deconvolved, it reads right.
+    frame, truth = smeared(76624, 7.424837438193826, 174.73223321204236)
+    reading = Recognizer().read(frame)
+    expected = truth.board_state()
+    said = {c: reading.get(c).label() for c in CELLS if reading.get(c).state is not CellState.UNREADABLE}
+    assert [c for c, label in said.items() if label != expected.get(str(c), "empty")] == []
+    assert said.get(Cell.parse("I10")) in (None, "black nsw")
+
+
+def test_a_smeared_frames_unsure_tiles_go_to_the_reread_and_keep_their_reading_where_it_says_nothing():
+    got = readout(1)
+    got.confidence[2, 3] = got.confidence[5, 5] = SMEARED_TILE_MIN - 0.01
+    got.confidence[4, 4] = SMEARED_TILE_MIN
+    unsure = unsure_tiles_smeared(got)
+    d3, f6 = Cell.parse("D3"), Cell.parse("F6")
+    assert sorted(unsure) == [d3.index, f6.index] and (got.state == 2).sum() == 2
+    assert got.causes[d3] is Cause.MOTION and smeared_cells(got) == [d3.index, f6.index]
+    again = readout(1)
+    again.arms[:] = 7
+    again.state[5, 5] = 2                          # the deconvolved board reads D3 surely, F6 not
+    take_sharper(got, again, smeared_cells(got))
+    assert restore_unsure(got, unsure) == 1
+    assert got.state[5, 5] == 1 and got.confidence[5, 5] == pytest.approx(SMEARED_TILE_MIN - 0.01)
+    assert f6 not in got.why and f6 not in got.causes and got.arms[5, 5] == 5
+    assert got.state[2, 3] == 1 and got.arms[2, 3] == 7

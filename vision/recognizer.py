@@ -35,9 +35,11 @@ from thoughtwave.vision.smeared import (
     board_box,
     cell_boxes,
     deblurred_frame,
+    restore_unsure,
     smeared_cells,
     take_sharper,
     uncovered_unreadable,
+    unsure_tiles_smeared,
 )
 from thoughtwave.vision.tiles import POSE_DOUBT_TILE, ColourModel, TileReader, TileReadout
 
@@ -176,7 +178,9 @@ class Recognizer:
                 if found.motion is None:
                     self._read_marker_deblurred(frame, found, readout, grid, cell_px, doubt)
                 else:
+                    unsure = unsure_tiles_smeared(readout)
                     self._read_deblurred(frame, found, readout, cell_px, doubt)
+                    restore_unsure(readout, unsure)
                 if not found.reused:
                     self._paper = readout.paper_white
                 elif not self._same_paper(readout.paper_white):

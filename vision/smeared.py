@@ -28,6 +28,10 @@ from thoughtwave.vision.causes import Cause
 from thoughtwave.vision.deblur import Motion, deblurred_colour
 from thoughtwave.vision.tilemodel import WASHED_OUT, TileReadout
 
+#: A tile read from a frame whose markers needed deconvolving with less confidence than this (0.5 + half its least
+#: margin) is read again from the deconvolved board, which has the last word where it reads the cell: a 7.4 px smear
+#: across a wave's end read seed 11's scene 76624 I10, a black nsw, as black nw at 0.51 from the smeared picture.
+SMEARED_TILE_MIN = 0.55
 #: A part of a frame: x0, y0, x1, y1 (px, the end excluded).
 Box = tuple[int, int, int, int]
 #: The crop around the board reaches this many blur lengths (and ``REACH_PX``) beyond the grid image's extent,
@@ -96,6 +100,37 @@ def smeared_cells(readout: TileReadout) -> list[int]:
     """Indices (``Cell.index``) of the cells unreadable only because the picture is smeared."""
     return [i for i, cell in enumerate(CELLS) if readout.causes.get(cell) is Cause.MOTION
             and readout.state[cell.row, cell.col] == 2]
+
+
+def unsure_tiles_smeared(readout: TileReadout, minimum: float = SMEARED_TILE_MIN) -> dict[int, float]:
+    """Set aside the tiles ``readout`` (of a frame smeared past decoding its markers) read with a confidence under
+    ``minimum``: unreadable for the motion, so the deconvolved re-read reads them (``take_sharper``). Returns their
+    confidences by ``Cell.index``, for ``restore_unsure``."""
+    unsure = {}
+    for i in np.flatnonzero(((readout.state == 1) & (readout.confidence < minimum)).ravel()):
+        cell = CELLS[i]
+        unsure[int(i)] = float(readout.confidence[cell.row, cell.col])
+        readout.state[cell.row, cell.col] = 2
+        readout.confidence[cell.row, cell.col] = 0.0
+        readout.why[cell] = "smeared: no sure reading"
+        readout.causes[cell] = Cause.MOTION
+    return unsure
+
+
+def restore_unsure(readout: TileReadout, unsure: dict[int, float]) -> int:
+    """Give the tiles set aside (``unsure_tiles_smeared``) that the re-read left unreadable their first reading back
+    (its arms and colour stayed): the deconvolved board is the better judge of a smeared tile, but where it says
+    nothing the smeared reading stands as before. Returns how many."""
+    back = 0
+    for i, confidence in unsure.items():
+        cell = CELLS[i]
+        if readout.state[cell.row, cell.col] == 2 and readout.causes.get(cell) is Cause.MOTION:
+            readout.state[cell.row, cell.col] = 1
+            readout.confidence[cell.row, cell.col] = confidence
+            readout.why.pop(cell, None)
+            readout.causes.pop(cell, None)
+            back += 1
+    return back
 
 
 def uncovered_unreadable(readout: TileReadout) -> list[int]:
