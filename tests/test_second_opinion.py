@@ -6,6 +6,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+import thoughtwave.vision.tiles as tiles_module
 from thoughtwave.engine.cells import CELLS
 from thoughtwave.synth import Glare, Optics, Scene, Shadow, render
 from thoughtwave.vision.reading import CellState
@@ -238,3 +239,28 @@ def test_a_side_under_a_dark_hand_is_never_read_blank():
     h7 = next(c for c in CELLS if str(c) == "H7")
     assert truth_of(scene)[h7] == "red nesw"
     assert Recognizer().read(frame).get(h7).label() in ("red nesw", "unreadable")
+
+
+def test_a_side_with_a_hand_beside_its_wave_is_never_read_blank(monkeypatch):
+    # Seed 89 frame 72: a hand right beside D5's east wave (a black esw), its shadow over the wave's end, which
+    # looked like ink: the network read "black sw", surely. A hand on either flank of a side counts as on it.
+    frame, truth = render(Scene.random(1, level="clean", hand=False))
+    recognizer = Recognizer()
+    recognizer.read(frame)
+    grid = recognizer.finder.warp(frame, recognizer.pose)
+    f2 = next(c for c in CELLS if str(c) == "F2")
+    assert truth.board_state()["F2"] == "black ns"                      # its east side blank
+    cx, cy = 8 + f2.col * 32 + 16, 8 + f2.row * 32 + 16
+    painted = grid.copy()
+    painted[cy - 40:cy + 40, cx + 5:cx + 90] = (120, 160, 215)          # a hand over the cells east of F2 ...
+    painted[cy - 5:cy + 6, cx + 5:cx + 17] = grid[cy - 5:cy + 6, cx + 5:cx + 17]   # ... beside its east side's band
+    said = {}
+    real = tiles_module.amend
+
+    def spy(*args):
+        said["not_blank"] = args[9].copy()
+        return real(*args)
+
+    monkeypatch.setattr(tiles_module, "amend", spy)
+    TileReader().read(painted)
+    assert said["not_blank"][f2.index].tolist() == [True, True, True, False]      # n and s waves, e the hand, w not

@@ -316,9 +316,11 @@ class TileReader:
         contrast = np.where(kept[:, col["body"]], hub_level - body_level, 0.0)
         scale = np.maximum(contrast, 1e-3)[:, None]
         arm_cols = [col[f"arm_{d}_{part}"] for part in ("in", "out") for d in "nesw"]
-        hand_on = (self.sampling.region_means(flat[..., 3])[:, arm_cols] > HAND_ON_SIDE).reshape(100, 2, 4).any(axis=1)
-        arm_levels = ((means[:, arm_cols] - body_level[:, None]) / scale).reshape(100, 2, 4)
         flank_cols = [col[f"flank_{d}_{part}"] for part in ("in", "out") for d in "nesw"]
+        # On the wave or beside it (a hand's shadow over a wave's end is dark like ink, not hand-like).
+        hand_on = (self.sampling.region_means(flat[..., 3])[:, arm_cols + flank_cols] > HAND_ON_SIDE).reshape(
+            100, 4, 4).any(axis=1)
+        arm_levels = ((means[:, arm_cols] - body_level[:, None]) / scale).reshape(100, 2, 4)
         # The same against the body right beside each half: where the two disagree about wave or blank (a glare spot
         # lifting a blank arm with its flanks), the half is in doubt.
         local = ((means[:, arm_cols] - means[:, flank_cols]) / scale).reshape(100, 2, 4)
