@@ -6,15 +6,18 @@ first read from the smeared frame itself, and the cells the blur keeps from bein
 ``Cause.MOTION``. This module deconvolves the board's part of the frame (each colour channel, in linear
 light, Wiener) with that blur, warps it with the same pose and reads it with the same reader and the same
 confidence rules; a cell unreadable for motion in the smeared picture takes the deconvolved picture's
-reading when that one is sure (an empty cell or a whole tile). Every other cell keeps its first reading:
-deconvolution rings, and a cell the smeared picture already reads gains nothing from it.
+reading when that one is sure (an empty cell or a whole tile). So does a tile the smeared picture reads with less
+than ``SMEARED_TILE_MIN`` confidence (it keeps its first reading where the deconvolved picture says nothing). Every
+other cell keeps its first reading: deconvolution rings, and a cell the smeared picture already reads surely gains
+nothing from it.
 
 A smaller shake leaves the markers readable while it smears the tiles past reading: there the blur is measured on
 the decoded markers (``vision.markerblur``) and every unreadable cell no hand covers is read again the same way.
 The deconvolved board keeps some of the blur (the estimate is not exact), so it is read as a blurred picture.
 
 Only a frame whose markers needed deconvolving, or a soft one with cells left unreadable, pays for this (a crop
-around the board, three FFTs; measuring the blur on the markers 0.1-0.2 s): a sharp frame costs nothing.
+around the board, three FFTs, or for a few cells a small crop around each; measuring the blur on the markers 20-40
+ms): a sharp frame costs nothing.
 """
 
 from __future__ import annotations
