@@ -27,6 +27,7 @@ from threadpoolctl import ThreadpoolController
 from thoughtwave.engine.cells import CELLS
 from thoughtwave.vision.artwork import BoardLayout
 from thoughtwave.vision.causes import SOFT_BLUR_WIDTH, Cause, cell_sizes, sharpness
+from thoughtwave.vision.deblur import Motion
 from thoughtwave.vision.finder import SMEAR_PAUSE_FRAMES, BoardFinder, BoardPose, FinderResult
 from thoughtwave.vision.markerblur import marker_blur
 from thoughtwave.vision.reading import BoardReading
@@ -176,8 +177,10 @@ class Recognizer:
                     if again is not None:
                         found, readout, cell_px, doubt = again
                 if found.motion is None:
-                    self._read_marker_deblurred(frame, found, readout, grid, cell_px, doubt)
-                else:
+                    again = self._read_marker_deblurred(frame, found, readout, grid, cell_px, doubt)
+                    if again is not None:
+                        found, readout, cell_px, doubt = again
+                if found.motion is not None:
                     unsure = unsure_tiles_smeared(readout)
                     self._read_deblurred(frame, found, readout, cell_px, doubt)
                     restore_unsure(readout, unsure)
@@ -205,7 +208,8 @@ class Recognizer:
                    for i in range(len(CELLS)))
 
     def _read_marker_deblurred(self, frame: np.ndarray, found: FinderResult, readout: TileReadout, grid: np.ndarray,
-                               cell_px: np.ndarray, doubt: np.ndarray) -> None:
+                               cell_px: np.ndarray, doubt: np.ndarray
+                               ) -> tuple[FinderResult, TileReadout, np.ndarray, np.ndarray] | None:
         """The markers decoded, yet cells are left unreadable in a picture at least a little soft (``SOFT_BLUR_WIDTH``;
         its sharpness measured on ``grid`` when the reader did not need it): the blur measured on the markers
         themselves (``vision.markerblur``), and every such cell read again from the board deconvolved with it (named
@@ -223,19 +227,30 @@ class Recognizer:
         motion = marker_blur(frame, found.pose.homography, self.finder.marker_mm, found.pose.marker_ids)
         if motion is None:
             self._blur_pause = SMEAR_PAUSE_FRAMES
-        else:
-            self._read_deblurred(frame, replace(found, motion=motion), readout, cell_px, doubt, cells)
+            return None
+        if self._misplaced_by_motion(found.pose, readout, doubt, frame.shape):
+            # The pose still rests on too few markers and the search around the missing ones found no blur: the one
+            # measured on the decoded markers may bring them back (seed 89 frame 17: two markers, 60 cells in doubt).
+            again = self._repose(frame, found, [motion])
+            if again is not None:
+                return again            # read again on the surer pose; its smeared cells follow as the finder's
+        self._read_deblurred(frame, replace(found, motion=motion), readout, cell_px, doubt, cells)
+        return None
 
     def _reposer_for(self) -> Reposer:
         if self._reposer is None or self._reposer.finder is not self.finder:
             self._reposer = Reposer(self.finder)
         return self._reposer
 
-    def _repose(self, frame: np.ndarray,
-                found: FinderResult) -> tuple[FinderResult, TileReadout, np.ndarray, np.ndarray] | None:
+    def _repose(self, frame: np.ndarray, found: FinderResult, motions: list[Motion] | None = None
+                ) -> tuple[FinderResult, TileReadout, np.ndarray, np.ndarray] | None:
         """The frame read again on a pose from more markers, found with its motion blur deconvolved
-        (``vision.repose``): the finder's result, the readout, cell sizes and pose doubt; None when none is found."""
-        better = self._reposer_for().repose(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), found.pose, found.marker_corners)
+        (``vision.repose``; with ``motions``, those blurs only): the finder's result, the readout, cell sizes and pose
+        doubt; None when none is found."""
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        reposer = self._reposer_for()
+        better = (reposer.repose(grey, found.pose, found.marker_corners) if motions is None
+                  else reposer.with_blurs(grey, found.pose, found.marker_corners, motions))
         if better is None:
             return None
         pose, motion, markers = better

@@ -63,7 +63,16 @@ class Reposer:
         if not quads:
             return None
         self._pause = SMEAR_PAUSE_FRAMES          # unless a pose is found below
-        for motion in self.finder.motion.ranked(grey, quads):
+        found = self.with_blurs(grey, pose, seen, self.finder.motion.ranked(grey, quads))
+        if found is not None:
+            self._pause = 0
+        return found
+
+    def with_blurs(self, grey: np.ndarray, pose: BoardPose, seen: dict[int, np.ndarray],
+                   motions: list[Motion]) -> tuple[BoardPose, Motion, dict[int, np.ndarray]] | None:
+        """``repose`` with the given blurs (the first that brings back a marker that agrees), whatever the pause: the
+        recogniser gives the blur measured on the decoded markers (``vision.markerblur``) when the search found none."""
+        for motion in motions:
             markers = dict(seen)
             for marker_id, quad in self.finder.detect_markers(deblurred(grey, motion)).items():
                 markers.setdefault(marker_id, quad)
@@ -72,7 +81,6 @@ class Reposer:
             better = self.finder.fit_pose(markers)
             if (better is not None and len(better.marker_ids) > len(pose.marker_ids)
                     and self.agrees(pose, better, motion)):
-                self._pause = 0
                 return better, motion, markers
         return None
 
