@@ -143,26 +143,22 @@ def test_deconvolving_colour_undoes_a_known_blur_on_every_channel():
         assert after < 0.85 * before
 
 
-def test_a_wave_that_a_diagonal_smear_closed_over_is_never_read_blank():
+@pytest.mark.parametrize(("scene", "length", "angle", "cell", "label"), [
     # An 8.4 px smear at 137 degrees left G3's east and west waves at a third of the way to cream: read "black n",
     # a black new. Blur closes ink over a wave's narrow channel, so a blank side needs more in a blurred picture.
-    frame, truth = smeared(14363, 8.37, 136.7)
+    (14363, 8.37, 136.7, "G3", "black new"),
+    # Seed 11's sweep, scene 76624, smeared 7.4 px nearly along x: read from the smeared picture, I10 (a black nsw)
+    # came out "black nw" at 0.51, its south wave's end smeared into the body. Left to the board deconvolved (a tile
+    # the smeared picture reads unsurely), it reads right.
+    (76624, 7.424837438193826, 174.73223321204236, "I10", "black nsw"),
+])
+def test_a_wave_a_smear_hides_is_never_read_blank(scene, length, angle, cell, label):
+    frame, truth = smeared(scene, length, angle)
     reading = Recognizer().read(frame)
     expected = truth.board_state()
     said = {c: reading.get(c).label() for c in CELLS if reading.get(c).state is not CellState.UNREADABLE}
-    assert [c for c, label in said.items() if label != expected.get(str(c), "empty")] == []
-    assert said.get(Cell.parse("G3")) in (None, "black new")
-
-
-def test_a_tile_the_smeared_picture_reads_unsurely_is_left_to_the_deconvolved_reread():
-    # Seed 11's scene 76624, smeared 7.4 px nearly along x: read from the smeared picture, I10 (a black nsw) came out
-    # "black nw" at 0.51, its south wave's end smeared into the body. Left to the board deconvolved, it reads right.
-    frame, truth = smeared(76624, 7.424837438193826, 174.73223321204236)
-    reading = Recognizer().read(frame)
-    expected = truth.board_state()
-    said = {c: reading.get(c).label() for c in CELLS if reading.get(c).state is not CellState.UNREADABLE}
-    assert [c for c, label in said.items() if label != expected.get(str(c), "empty")] == []
-    assert said.get(Cell.parse("I10")) in (None, "black nsw")
+    assert [c for c, got in said.items() if got != expected.get(str(c), "empty")] == []
+    assert said.get(Cell.parse(cell)) in (None, label)
 
 
 def test_a_smeared_frames_unsure_tiles_go_to_the_reread_and_keep_their_reading_where_it_says_nothing():
