@@ -17,10 +17,10 @@ from thoughtwave.vision.causes import Cause
 from thoughtwave.vision.deblur import (
     Motion,
     MotionEstimator,
+    SmearSeeds,
     by_guess,
     deblurred,
     line_psf,
-    smear_candidates,
     spectral_guess,
 )
 from thoughtwave.vision.finder import SMEAR_ENOUGH_MARKERS, SMEAR_PAUSE_FRAMES, BoardFinder
@@ -248,7 +248,7 @@ def test_a_noisy_smeared_frame_whose_full_size_crops_decode_nothing_is_found_on_
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     assert finder.fit_pose(finder.detect_markers(grey)) is None
     small, scale = finder._small(grey)
-    seeds = smear_candidates(finder._thorough, small, scale)
+    seeds = SmearSeeds(finder._thorough, small, scale)
     assert scale < 1.0 and all(finder.motion.ranked(grey, c) == [] for c in seeds)
     assert any(finder.motion.ranked(grey, c, scale=scale) for c in seeds)
     found = finder.find(frame)
@@ -271,7 +271,7 @@ def test_the_crops_spectrum_guesses_the_blurs_direction_and_length(seed, length,
     finder = BoardFinder()
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     small, scale = finder._small(grey)
-    crops, _ = finder.motion.crops(grey, smear_candidates(finder._thorough, small, scale)[0])
+    crops, _ = finder.motion.crops(grey, SmearSeeds(finder._thorough, small, scale)[0])
     guess = spectral_guess(crops)
     # On 144 path-traced smeared frames: within 10 degrees in 86% and 20 in 99%; the length within 1.5 px in 58%.
     assert angle_apart(guess.angle_deg, angle) <= 20.0 and abs(guess.length_px - length) <= 2.0
@@ -282,7 +282,7 @@ def test_the_search_asks_about_the_blurs_near_the_guess_first_and_no_further_onc
     finder = BoardFinder()
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     small, scale = finder._small(grey)
-    candidates = smear_candidates(finder._thorough, small, scale)[0]
+    candidates = SmearSeeds(finder._thorough, small, scale)[0]
     asked = []
 
     class Asked(MotionEstimator):
@@ -303,7 +303,7 @@ def test_a_blur_under_which_every_crop_decodes_ends_the_search_without_the_finer
     finder = BoardFinder()
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     small, scale = finder._small(grey)
-    candidates = smear_candidates(finder._thorough, small, scale)[0]
+    candidates = SmearSeeds(finder._thorough, small, scale)[0]
     crops, size = finder.motion.crops(grey, candidates)
     assert 4 <= len(crops) < len(finder.marker_mm)
     asked = []

@@ -379,7 +379,9 @@ def dark_squares(small: np.ndarray, scale: float) -> list[np.ndarray]:
 class SmearSeeds:
     """Where the smeared markers of a grey frame downscaled by ``scale`` may be: ``seeds[0]`` the rejected candidates
     of the detector, ``seeds[1]``, as blur rounds a marker's corners, the dark squares a threshold finds (quads, frame
-    px). The dark squares are looked for only when asked for: the rejected candidates are usually enough."""
+    px). The dark squares are looked for only when asked for: the rejected candidates are usually enough. ``rejected``:
+    the detector's rejected candidates on ``small`` when already known (the same call on the same picture gives the
+    same)."""
 
     def __init__(self, detector: cv2.aruco.ArucoDetector, small: np.ndarray, scale: float, rejected=None) -> None:
         if rejected is None:
@@ -393,9 +395,3 @@ class SmearSeeds:
             self._seeds.append(dark_squares(self._small, self._scale))
         return self._seeds[k]
 
-
-def smear_candidates(detector: cv2.aruco.ArucoDetector, small: np.ndarray, scale: float,
-                     rejected=None) -> SmearSeeds:
-    """``SmearSeeds`` of a grey frame downscaled by ``scale``; ``rejected``: the rejected candidates ``detector``
-    gives on ``small`` when already known (the same call on the same picture gives the same)."""
-    return SmearSeeds(detector, small, scale, rejected)

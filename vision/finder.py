@@ -27,7 +27,7 @@ import numpy as np
 
 from thoughtwave.engine.cells import CELLS
 from thoughtwave.vision.artwork import ARUCO_DICTIONARY, BoardLayout
-from thoughtwave.vision.deblur import Motion, MotionEstimator, deblurred, smear_candidates
+from thoughtwave.vision.deblur import Motion, MotionEstimator, SmearSeeds, deblurred
 from thoughtwave.vision.posedoubt import cell_shifts, noise_bound
 
 #: Canonical grid image: pixels per cell and the margin kept around the grid (in cells), so that a
@@ -157,10 +157,9 @@ class BoardFinder:
         self._cell_centres_mm = np.array([self.layout.cell_center_mm(c) for c in CELLS], np.float64)
         self.motion = motion or MotionEstimator(self._quick, set(self.marker_mm))
         self._smear_pause = 0    # frames left before a failed motion-blur search may run again
-        # The thorough pass's rejected candidates on the last grey frame it looked at whole (the smear search's first
-        # seeds: the same call on the same picture), and those of the last detector call.
+        # The thorough pass's rejected candidates on the grey frame it last looked at whole (the smear search's first
+        # seeds: the same call on the same picture).
         self._rejected: tuple[np.ndarray, Any] | None = None
-        self._last_rejected: Any = ()
         self.last_pose: BoardPose | None = None
         self._remap_cache: tuple[BoardPose, tuple[np.ndarray, np.ndarray]] | None = None
 
@@ -179,9 +178,9 @@ class BoardFinder:
         small, scale = self._small(grey)
         found = self._detect(self._quick, small, scale)
         if len(found) < RETRY_BELOW:
-            thorough = self._detect(self._thorough, small, scale)
-            self._rejected = (grey, self._last_rejected)
-            found = {**found, **thorough}
+            corners, ids, rejected = self._thorough.detectMarkers(small)
+            self._rejected = (grey, rejected)
+            found = {**found, **self._board_markers(corners, ids, scale)}
         if len(found) < RETRY_BELOW and float(np.median(small)) < DARK_MEDIAN:   # underexposed: see DARK_MEDIAN
             found = {**found, **self._detect(self._thorough, cv2.convertScaleAbs(small, alpha=DARK_GAIN), scale)}
         if found and scale < 1.0:
@@ -209,7 +208,13 @@ class BoardFinder:
 
     def _detect(self, detector: cv2.aruco.ArucoDetector, small: np.ndarray, scale: float,
                 offset: tuple[int, int] = (0, 0)) -> dict[int, np.ndarray]:
-        corners, ids, self._last_rejected = detector.detectMarkers(small)
+        corners, ids, _ = detector.detectMarkers(small)
+        return self._board_markers(corners, ids, scale, offset)
+
+    def _board_markers(self, corners, ids: np.ndarray | None, scale: float,
+                       offset: tuple[int, int] = (0, 0)) -> dict[int, np.ndarray]:
+        """The board's markers among a detector's ``corners`` and ``ids`` (of a copy scaled by ``scale``, at
+        ``offset`` in the frame): id -> (4, 2) corners in frame px."""
         if ids is None:
             return {}
         found: dict[int, np.ndarray] = {}
@@ -365,7 +370,7 @@ class BoardFinder:
         the markers ``seen`` without deconvolving agree with."""
         small, scale = self._small(grey)
         rejected = self._rejected[1] if self._rejected is not None and self._rejected[0] is grey else None
-        seeds = smear_candidates(self._thorough, small, scale, rejected)
+        seeds = SmearSeeds(self._thorough, small, scale, rejected)
         # Crops at full size first, then (a frame still lost) at the detection scale, averaging the lifted noise away.
         tried: set[Motion] = set()      # a blur that gave no pose gives none the second time either
         best = None

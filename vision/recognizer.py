@@ -172,12 +172,13 @@ class Recognizer:
                 readout = self.reader.read(grid, cell_px, self.sharp_reference, moved=found.motion is not None,
                                            doubt=doubt)
                 self._keep_sharpness(grid, readout)
-                if self._misplaced_by_motion(found.pose, readout, doubt, frame.shape):
+                in_doubt = self._misplaced_by_motion(found.pose, readout, doubt, frame.shape)
+                if in_doubt:
                     again = self._repose(frame, found)
                     if again is not None:
                         found, readout, cell_px, doubt = again
                 if found.motion is None:
-                    again = self._read_marker_deblurred(frame, found, readout, grid, cell_px, doubt)
+                    again = self._read_marker_deblurred(frame, found, readout, grid, cell_px, doubt, in_doubt)
                     if again is not None:
                         found, readout, cell_px, doubt = again
                 if found.motion is not None:
@@ -208,29 +209,32 @@ class Recognizer:
                    for i in range(len(CELLS)))
 
     def _read_marker_deblurred(self, frame: np.ndarray, found: FinderResult, readout: TileReadout, grid: np.ndarray,
-                               cell_px: np.ndarray, doubt: np.ndarray
+                               cell_px: np.ndarray, doubt: np.ndarray, in_doubt: bool = False
                                ) -> tuple[FinderResult, TileReadout, np.ndarray, np.ndarray] | None:
         """The markers decoded, yet cells are left unreadable in a picture at least a little soft (``SOFT_BLUR_WIDTH``;
         its sharpness measured on ``grid`` when the reader did not need it): the blur measured on the markers
         themselves (``vision.markerblur``), and every such cell read again from the board deconvolved with it (named
         for the blur or not: a smear also looks like shade or glare). A soft camera whose markers show no shake is not
-        measured again for the next ``SMEAR_PAUSE_FRAMES`` frames."""
+        measured again for the next ``SMEAR_PAUSE_FRAMES`` frames. Where the pose is ``in_doubt`` and that blur finds
+        more markers, the frame read on the surer pose (as ``_repose``) is returned for the caller to finish; else None.
+        """
         if self._blur_pause > 0:
             self._blur_pause -= 1
-            return
+            return None
         cells = uncovered_unreadable(readout)
         if not cells:
-            return
+            return None
         width = readout.sharpness if readout.sharpness is not None else sharpness(grid).width
         if width <= SOFT_BLUR_WIDTH * self.finder.geometry.px_per_cell:
-            return
+            return None
         motion = marker_blur(frame, found.pose.homography, self.finder.marker_mm, found.pose.marker_ids)
         if motion is None:
             self._blur_pause = SMEAR_PAUSE_FRAMES
             return None
-        if self._misplaced_by_motion(found.pose, readout, doubt, frame.shape):
-            # The pose still rests on too few markers and the search around the missing ones found no blur: the one
-            # measured on the decoded markers may bring them back (seed 89 frame 17: two markers, 60 cells in doubt).
+        if in_doubt:
+            # The pose is in doubt (``_misplaced_by_motion``) and the search around the missing markers found no
+            # blur: the one measured on the decoded markers may bring them back (seed 89 frame 17: two markers, 60
+            # cells in doubt).
             again = self._repose(frame, found, [motion])
             if again is not None:
                 return again            # read again on the surer pose; its smeared cells follow as the finder's
