@@ -246,7 +246,10 @@ def frame_of(scene: Scene, draw: dict) -> tuple[np.ndarray, dict]:
     return frame, record
 
 
-def render_set(out: Path, count: int, seed: int, spp: int, resolution: tuple[int, int]) -> None:
+def render_set(out: Path, count: int, seed: int, spp: int, resolution: tuple[int, int],
+               smeared_from: float | None = None) -> None:
+    """Frames 0 to ``count`` - 1 of the set ``seed`` into ``out``; with ``smeared_from``, only those smeared at least
+    that many px (the same frames, under the same names, as in the whole set: a quick set for the smear search)."""
     import mitsuba as mi
 
     mi.set_variant("llvm_ad_rgb" if "llvm_ad_rgb" in mi.variants() and os.environ.get("DRJIT_LIBLLVM_PATH")
@@ -254,6 +257,8 @@ def render_set(out: Path, count: int, seed: int, spp: int, resolution: tuple[int
     out.mkdir(parents=True, exist_ok=True)
     for i in range(count):
         frame_seed = seed * 1_000_003 + i
+        if smeared_from is not None and draw_extras(frame_seed, spp)["motion_px"] < smeared_from:
+            continue
         level = float(np.random.default_rng(frame_seed).uniform(0.2, 0.8))
         # A third with hands: every third frame.
         scene = Scene.random(frame_seed, level=level, physical=True, resolution=resolution,
@@ -405,6 +410,8 @@ def main(argv: list[str] | None = None) -> int:
     make.add_argument("--seed", type=int, default=19, help="19: the held-out set; tune on another")
     make.add_argument("--spp", type=int, default=16, help="samples per pixel (default 16)")
     make.add_argument("--resolution", default="960x720")
+    make.add_argument("--smeared-from", type=float, default=None, metavar="PX",
+                      help="only the frames smeared at least PX px (named as in the whole set)")
     judge = sub.add_parser("score", help="score the reader on a rendered set")
     judge.add_argument("folder", type=Path)
     judge.add_argument("--rules-only", action="store_true", help="without the tile reader's second opinion")
@@ -415,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     if args.command == "render":
         width, height = (int(v) for v in args.resolution.lower().split("x"))
-        render_set(args.out, args.count, args.seed, args.spp, (width, height))
+        render_set(args.out, args.count, args.seed, args.spp, (width, height), args.smeared_from)
     elif args.command == "cost":
         print("\n".join(cost(args.folder, args.frames)))
     else:
