@@ -15,6 +15,7 @@ from thoughtwave.synth.camera import Optics, line_kernel
 from thoughtwave.vision.artwork import ARUCO_DICTIONARY
 from thoughtwave.vision.causes import Cause
 from thoughtwave.vision.deblur import (
+    WIENER_NSR,
     Motion,
     MotionEstimator,
     SmearSeeds,
@@ -259,6 +260,40 @@ def test_a_noisy_smeared_frame_whose_full_size_crops_decode_nothing_is_found_on_
     shift = np.linalg.norm(found.pose.project(centres) - sharp.project(centres), axis=1)
     assert shift.max() < 0.1 * finder.cell_px(sharp)
     reading = Recognizer().read(frame)
+    expected = truth.board_state()
+    wrong = [str(c) for c in CELLS if reading.get(c).state is not CellState.UNREADABLE
+             and reading.get(c).label() != expected.get(str(c), "empty")]
+    assert wrong == []
+
+
+def small_soft_smeared(seed: int, shrink: float, length: float, angle: float):
+    """A board far from the camera (a sharp frame shrunk by ``shrink`` amid the table), soft and smeared: the
+    marker modules 2-3 px, like path-traced seed 97's frame 145."""
+    frame, truth = render(Scene.random(seed, level="clean", hand=False, resolution=(960, 720)))
+    small = cv2.resize(frame, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
+    canvas = np.full_like(frame, np.median(frame.reshape(-1, 3), axis=0).astype(np.uint8))
+    h, w = small.shape[:2]
+    canvas[(720 - h) // 2:(720 - h) // 2 + h, (960 - w) // 2:(960 - w) // 2 + w] = small
+    linear = cv2.GaussianBlur(np.power(canvas.astype(np.float32) / 255.0, 2.2), (0, 0), 1.2)
+    linear = cv2.filter2D(linear, -1, line_kernel(length, angle))
+    noisy = np.power(linear, 1 / 2.2) * 255.0 + np.random.default_rng(seed).normal(0.0, 5.0, linear.shape)
+    return np.clip(noisy + 0.5, 0, 255).astype(np.uint8), truth
+
+
+def test_a_small_soft_smeared_board_is_found_by_deconvolving_the_whole_frame_harder(monkeypatch):
+    # The crops, scaled, point to the blur, yet the whole frame deconvolved with it as gently as the crops brings
+    # back one marker: the modules are 2-3 px, and the noise the scaling averages away is less than the blur the
+    # gentle inverse leaves. Deconvolved harder (``SMALL_NSR``), the scaled copy decodes enough for a pose.
+    frame, truth = small_soft_smeared(2, 0.42, 5.5, 67.0)
+    gentle = BoardFinder()
+    monkeypatch.setattr("thoughtwave.vision.finder.SMALL_NSR", WIENER_NSR)
+    assert gentle.find(frame).pose is None
+    monkeypatch.undo()
+    found = BoardFinder().find(frame)
+    assert found.found and found.motion is not None
+    assert abs(found.motion.length_px - 5.5) <= 1.5 and angle_apart(found.motion.angle_deg, 67.0) <= 15
+    reading = Recognizer().read(frame)
+    assert reading.board_found
     expected = truth.board_state()
     wrong = [str(c) for c in CELLS if reading.get(c).state is not CellState.UNREADABLE
              and reading.get(c).label() != expected.get(str(c), "empty")]

@@ -47,6 +47,7 @@ FINE_ANGLE_STEP = 7.5
 #: Wiener's noise-to-signal ratio: low enough to restore a 4-px module, high enough not to amplify the
 #: sensor noise and JPEG blocks into false bits.
 WIENER_NSR = 0.01
+SMALL_NSR = 0.003
 #: The sRGB-like curve undone before deconvolving (the blur happened to light, not to grey levels).
 GAMMA = 2.2
 #: At most this many marker candidates are cropped (the darkest, squarest first) ...
@@ -151,12 +152,12 @@ def _wiener(spectra: np.ndarray, shape: tuple[int, int], psf: np.ndarray) -> np.
     return np.fft.irfft2(spectra * (np.conj(k) / (np.abs(k) ** 2 + WIENER_NSR)), s=shape, axes=(-2, -1))
 
 
-def deblurred(grey: np.ndarray, motion: Motion) -> np.ndarray:
+def deblurred(grey: np.ndarray, motion: Motion, nsr: float = WIENER_NSR) -> np.ndarray:
     """A grey frame (uint8) with ``motion`` deconvolved away (``deblurred_colour`` of its one channel)."""
-    return deblurred_colour(grey, motion)
+    return deblurred_colour(grey, motion, nsr)
 
 
-def deblurred_colour(image: np.ndarray, motion: Motion) -> np.ndarray:
+def deblurred_colour(image: np.ndarray, motion: Motion, nsr: float = WIENER_NSR) -> np.ndarray:
     """An (h, w[, channels]) uint8 picture with ``motion`` deconvolved from every channel, in linear light, its edges
     padded by reflection (the border widened to sizes the FFT factors well, so any crop costs about the same per
     pixel)."""
@@ -165,14 +166,14 @@ def deblurred_colour(image: np.ndarray, motion: Motion) -> np.ndarray:
     full_h, full_w = cv2.getOptimalDFTSize(h + 2 * pad), cv2.getOptimalDFTSize(w + 2 * pad)
     top, left = (full_h - h) // 2, (full_w - w) // 2
     linear = cv2.copyMakeBorder(_linear(image), top, full_h - h - top, left, full_w - w - left, cv2.BORDER_REFLECT)
-    inverse = _wiener_filter(line_psf(motion.length_px, motion.angle_deg), (full_h, full_w))
+    inverse = _wiener_filter(line_psf(motion.length_px, motion.angle_deg), (full_h, full_w), nsr)
     out = [_to_grey(cv2.idft(cv2.mulSpectrums(cv2.dft(channel), inverse, 0),
                              flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)[top:top + h, left:left + w])
            for channel in (cv2.split(linear) if linear.ndim == 3 else [linear])]
     return out[0].reshape(image.shape) if len(out) == 1 else cv2.merge(out)
 
 
-def _wiener_filter(psf: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+def _wiener_filter(psf: np.ndarray, shape: tuple[int, int], nsr: float = WIENER_NSR) -> np.ndarray:
     """Wiener's inverse of ``psf`` for pictures of ``shape``, as OpenCV's DFT of a real picture packs a spectrum (CCS,
     the same size; half the work of a complex one): conj(K) / (|K|² + ``WIENER_NSR``). On a whole frame OpenCV's DFT
     takes under half the time numpy's FFT does; on the small crops (``_wiener``) numpy's, which takes them all at once,
@@ -180,7 +181,7 @@ def _wiener_filter(psf: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     k = cv2.dft(_centred(psf, shape))
     one = np.zeros(shape, np.float32)
     one[0, 0] = 1.0                 # its spectrum is 1 in every real place of the packing and 0 in every imaginary one
-    scale = cv2.dft(one) / (cv2.mulSpectrums(k, k, 0, conjB=True) + WIENER_NSR)
+    scale = cv2.dft(one) / (cv2.mulSpectrums(k, k, 0, conjB=True) + nsr)
     return cv2.mulSpectrums(scale, k, 0, conjB=True)
 
 

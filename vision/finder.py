@@ -27,7 +27,7 @@ import numpy as np
 
 from thoughtwave.engine.cells import CELLS
 from thoughtwave.vision.artwork import ARUCO_DICTIONARY, BoardLayout
-from thoughtwave.vision.deblur import Motion, MotionEstimator, SmearSeeds, deblurred
+from thoughtwave.vision.deblur import SMALL_NSR, Motion, MotionEstimator, SmearSeeds, deblurred
 from thoughtwave.vision.posedoubt import cell_shifts, noise_bound
 
 #: Canonical grid image: pixels per cell and the margin kept around the grid (in cells), so that a
@@ -380,6 +380,9 @@ class BoardFinder:
                 tried.add(motion)
                 markers = self._markers(deblurred(grey, motion))
                 pose = self.fit_pose(markers)
+                if pose is None and at < 1.0:
+                    markers = self._markers(deblurred(grey, motion, SMALL_NSR))
+                    pose = self.fit_pose(markers)
                 if pose is not None and self._confirms(pose, seen, motion.length_px / 2):
                     if len(pose.marker_ids) >= SMEAR_ENOUGH_MARKERS:
                         return markers, motion, pose
