@@ -215,7 +215,7 @@ SHADE_PLANE_LIGHT = 0.8
 
 
 def paper_by_its_light(spreads: np.ndarray, faint: np.ndarray, tinged: np.ndarray, uneven: np.ndarray,
-                       light: np.ndarray, model: ColourModel) -> np.ndarray:
+                       light: np.ndarray, model: ColourModel, dim: np.ndarray | None = None) -> np.ndarray:
     """(100,) cells whose middle is paper by the shape of its light alone, where the white estimate (which cannot
     follow a shadow inside a cell) left it too dark or too bright to count as paper: ``spreads`` (``middle_spread``),
     ``faint`` (no hub stands out of a body), ``tinged`` (share of the middle coloured), ``uneven``
@@ -231,9 +231,12 @@ def paper_by_its_light(spreads: np.ndarray, faint: np.ndarray, tinged: np.ndarra
     washes ink to a few percent of its contrast lifts the cell far above the board's white and clips it; up to a
     quarter above it, unclipped, a tile keeps several times the unevenness of paper, so a middle very near a plane
     there is paper (visible tiles of the tuning sets measure 0.099 and more at any light; the limit is 0.03). In dim
-    light (``SHADE_PLANE_LIGHT``) noise and JPEG weigh more in the log: the plane may be further off there.
+    light (``SHADE_PLANE_LIGHT``) noise and JPEG weigh more in the log: the plane may be further off there, and so where
+    the paper is ``dim`` in grey levels (a bright lamp in view dims the whole picture: pbr97 frames 60 and 185, paper
+    at 15-28, empty middles 0.035-0.084 off a plane, visible tiles 0.27 and more).
     """
     even = ((spreads < model.flat_spread_max) | ((spreads < model.patternless_spread_max) & faint)) & (tinged == 0)
-    plane = np.where(light < SHADE_PLANE_LIGHT, model.shade_plane_max, model.plane_residual_max)
+    dimmed = light < SHADE_PLANE_LIGHT if dim is None else (light < SHADE_PLANE_LIGHT) | dim
+    plane = np.where(dimmed, model.shade_plane_max, model.plane_residual_max)
     shaded = (even | (uneven < plane)) & (light < FLAT_LIGHT_MAX)
     return shaded | ((uneven < model.bright_plane_max) & (light < BRIGHT_FLAT_LIGHT_MAX))

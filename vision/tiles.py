@@ -32,7 +32,7 @@ import numpy as np
 
 from thoughtwave.engine.cells import CELLS
 from thoughtwave.vision.artwork import TILE, TileGeometry
-from thoughtwave.vision.causes import CLIPPED_LEVEL, SOFT_SPREAD, CellLight, blur_cause, explain, sharpness
+from thoughtwave.vision.causes import CLIPPED_LEVEL, DARK_PAPER, SOFT_SPREAD, CellLight, blur_cause, explain, sharpness
 from thoughtwave.vision.cellmeasures import (
     MIDDLE,
     beyond_edges,
@@ -82,6 +82,9 @@ WASHED_REGION, WASHED_BEYOND_HUB = 0.6, 0.25
 POSE_DOUBT_TILE, POSE_DOUBT_ANY = 0.2, 0.5
 #: The confidence of a cell read empty by the shape of its light alone (``paper_by_its_light``), not as clean paper.
 LIGHT_ONLY_EMPTY = 0.6
+#: The paper white is at least this grey level in its brightest channel, the others in the board's hue (a floor on each
+#: alone turns dim paper orange: seed 97 frame 185, paper at 11-18 with the lamp in view, read as skin over three rows).
+WHITE_FLOOR = 16.0
 #: Share of dark ink no tile explains, just beyond a tile's side, that may be a hand's over the wave's end; share of
 #: hand-like pixels in either half of a side that may hide its wave (the second opinion may not call it blank).
 BEYOND_DARK, HAND_ON_SIDE = 0.5, 0.1
@@ -159,7 +162,8 @@ class TileReader:
         glare = bright[at].astype(np.float32) / np.maximum(around[np.ix_(centres // 2, centres // 2)], 16)
         white = cv2.GaussianBlur(white, (0, 0), p / 8)
         white = cv2.resize(white, (grid.shape[1], grid.shape[0]), interpolation=cv2.INTER_LINEAR)
-        return cv2.divide(grid, cv2.max(white, 16.0), dtype=cv2.CV_32F), glare
+        floor = (WHITE_FLOOR * median / median.max()).astype(np.float32)
+        return cv2.divide(grid, np.maximum(white, floor), dtype=cv2.CV_32F), glare
 
     # Step 2 and 5 --------------------------------------------------------------------------------
     def classes(self, norm: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -429,12 +433,14 @@ class TileReader:
         # shadow inside a cell, so it counts as not paper above. Yet its middle ranges little from bright to dark
         # whatever the shadow's depth, while any ink spans a ratio of several: such a middle, unclipped, is empty.
         spreads = middle_spread(self._lo, self.geometry)
+        # Paper dim in grey levels (a bright lamp in view dims the whole picture): noise weighs more in its log light.
+        dim = light * float(np.mean(self.paper_white + 1.0)) < DARK_PAPER
         # Paper in shade, or in even light a little above the board's white, by the shape of its light alone.
         tinged = cell_shares(self._coloured, self.geometry, *MIDDLE)
         faint = (contrast < mdl.hub_faint) & kept[:, col["body"]]          # a washed-out body shows no hub
         flat = (middle_washed == 0) & clean & ~tile_ok & ~empty
         if flat.any():      # most frames have no such cell: its light's plane is measured only when one is left
-            flat &= paper_by_its_light(spreads, faint, tinged, middle_unevenness(grid, self.geometry), light, mdl)
+            flat &= paper_by_its_light(spreads, faint, tinged, middle_unevenness(grid, self.geometry), light, mdl, dim)
         empty |= flat
         state = np.where(tile_ok, 1, np.where(empty & ~occluded, 0, 2))
         # A pose that may be off by a fifth of a cell puts an arm's inner half on the hub: no tile is read there.
@@ -443,13 +449,15 @@ class TileReader:
         misplaced = ((state == 1) & (doubt > POSE_DOUBT_TILE)) | (doubt > POSE_DOUBT_ANY)
         state[misplaced | overlaid | shadowed] = 2
         # A network that sees the whole cell may read what the rules leave unreadable, if sure and not against what they
-        # saw; where they see a hand, it may find cells they read covered (``vision.second.amend``).
+        # saw; it may find cells they read covered (``vision.second.amend``) where they see a hand, or read paper by its
+        # light alone in dim light (noise there hides the colour that tells skin from paper).
         tile_may = ~overlaid & ~suspect.any(axis=1)
         wanted = np.ones(100, bool) if wanted is None else wanted
+        asked = (occluded.any() | (flat & dim)) & wanted
         second, covered = (amend(self.second, norm, self.geometry, state, arms, red, ~misplaced & wanted, np.stack([
             ~glare_seen & ~washed_out & (glare.ravel() < mdl.glare_max) & (middle_washed == 0),
             tile_may & ~(hue_sure & ~hue_red) & ~dots_black, tile_may & ~(hue_sure & hue_red) & ~dots_red]),
-            occluded.any() & wanted, hand_on | (arm_kept[:, 1] & (arm_levels[:, 1] > 0.5 + mdl.arm_margin / 2)), pale)
+            asked, hand_on | (arm_kept[:, 1] & (arm_levels[:, 1] > 0.5 + mdl.arm_margin / 2)), pale)
             if self.second is not None else (np.zeros(100, bool),) * 2)
         occluded |= covered
         empty_conf = np.where(flat, LIGHT_ONLY_EMPTY, np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
