@@ -178,3 +178,19 @@ def test_numpy_blas_runs_on_one_thread_while_a_frame_is_read_and_as_before_after
     assert recognizer.read(mild_frame[0]).board_found
     assert seen and all(threads <= {1} for threads in seen)
     assert blas_threads() == before
+
+
+@pytest.mark.parametrize(("seed", "level"), [(4, "medium"), (1, "hard")])
+def test_a_frame_read_once_measures_its_sharpness_once(seed, level, monkeypatch):
+    # The arms ask whether the picture is blurred for a blank arm lit by the hub and again for a faint blank side, and
+    # the recogniser asks before measuring the markers' blur: one grid, one answer (a few ms a frame each time).
+    import thoughtwave.vision.causes as causes
+    import thoughtwave.vision.recognizer as recognizer
+    import thoughtwave.vision.tiles as tiles
+
+    calls = []
+    for module in (tiles, recognizer):
+        monkeypatch.setattr(module, "sharpness", lambda grid: calls.append(grid.shape) or causes.sharpness(grid))
+    frame, _ = render(Scene.random(seed, level=level, resolution=(960, 720)))
+    assert Recognizer().read(frame).board_found
+    assert len(calls) == 1

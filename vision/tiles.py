@@ -348,7 +348,7 @@ class TileReader:
         seen_blur = []          # the picture's sharpness, once measured
 
         def blurred() -> bool:
-            seen_blur.append(sharpness(grid))
+            seen_blur[:] = seen_blur or [sharpness(grid)]
             return moved or blur_cause(seen_blur[0], self.geometry.px_per_cell, sharp_reference) is not None
 
         arms, arm_margin = read_arms(arm_levels, arm_kept, glare_seen | (glare.ravel() > mdl.glare_max), mdl.arm_margin,
@@ -485,6 +485,7 @@ class TileReader:
                 moved=moved, measure=lambda: sharp or sharpness(grid), px_per_cell=self.geometry.px_per_cell,
                 reference=sharp_reference, plain=(spreads < SOFT_SPREAD) & (tinged == 0), unplaced=misplaced,
                 overlaid=overlaid, shadowed=shadowed)
+            measured = measured or sharp            # measured here or above: the recogniser need not again
             readout.sharpness = measured.width if measured is not None else None
         return readout
 
