@@ -449,11 +449,11 @@ class TileReader:
         misplaced = ((state == 1) & (doubt > POSE_DOUBT_TILE)) | (doubt > POSE_DOUBT_ANY)
         state[misplaced | overlaid | shadowed] = 2
         # A network that sees the whole cell may read what the rules leave unreadable, if sure and not against what they
-        # saw; it may find cells they read covered (``vision.second.amend``) where they see a hand, or read paper by its
-        # light alone in dim light (noise there hides the colour that tells skin from paper).
+        # saw; it may find cells they read covered (``vision.second.amend``) where they see a hand, and any they read
+        # paper by its light alone: pale skin in warm light, or dim and noisy, shows too little colour to tell from it.
         tile_may = ~overlaid & ~suspect.any(axis=1)
         wanted = np.ones(100, bool) if wanted is None else wanted
-        asked = (occluded.any() | (flat & dim)) & wanted
+        asked = (occluded.any() | flat) & wanted
         second, covered = (amend(self.second, norm, self.geometry, state, arms, red, ~misplaced & wanted, np.stack([
             ~glare_seen & ~washed_out & (glare.ravel() < mdl.glare_max) & (middle_washed == 0),
             tile_may & ~(hue_sure & ~hue_red) & ~dots_black, tile_may & ~(hue_sure & hue_red) & ~dots_red]),
