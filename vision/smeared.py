@@ -33,8 +33,9 @@ from thoughtwave.vision.tilemodel import WASHED_OUT, TileReadout
 
 #: A tile read from a frame whose markers needed deconvolving with less confidence than this (0.5 + half its least
 #: margin) is read again from the deconvolved board, which has the last word where it reads the cell: a 7.4 px smear
-#: across a wave's end read seed 11's scene 76624 I10, a black nsw, as black nw at 0.51 from the smeared picture.
-SMEARED_TILE_MIN = 0.55
+#: across a wave's end read seed 11's scene 76624 I10, a black nsw, as black nw at 0.51 from the smeared picture, and
+#: an 8.1 px one with a hand's shadow over the wave's end seed 83's frame 174 J7, a black nes, as black ns at 0.63.
+SMEARED_TILE_MIN = 0.65
 #: A part of a frame: x0, y0, x1, y1 (px, the end excluded).
 Box = tuple[int, int, int, int]
 #: The crop around the board reaches this many blur lengths (and ``REACH_PX``) beyond the grid image's extent,
