@@ -3,6 +3,7 @@
     .venv/bin/pip install mitsuba                       # optional: only this script needs it
     DRJIT_LIBLLVM_PATH=/usr/lib/x86_64-linux-gnu/libLLVM.so.19.1 \\
     .venv/bin/python bench/physical_set.py render --out /tmp/pbr --count 200 --seed 19 [--spp 16] [--resolution 960x720]
+        [--smeared-from 4]                              # only the frames smeared 4 px or more
     .venv/bin/python bench/physical_set.py score /tmp/pbr [--rules-only]
 
 Each frame takes its content from ``Scene.random(seed, level, physical=True)`` (the tiles as laid, the
@@ -313,7 +314,11 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
     for path in sorted(folder.glob("frame-*.json")):
         record = json.loads(path.read_text())
         frame = cv2.imread(str(path.with_suffix(".png")))
-        if _blank(frame):     # no cell of it is visible, so none is scored
+        scene = None if _blank(frame) else _scene_of(record, frame)
+        lamp = set() if scene is None else lamp_cover(scene, record["draw"]["lamp_radius"])
+        if _blank(frame) or len(lamp) == len(CELLS):
+            # No cell of it is visible (black, or the camera inside the lamp's sphere: seed 67, frame 59), so none is
+            # scored, and a board not found there is no board lost.
             blank.append(path.stem)
             continue
         recognizer = Recognizer()
@@ -330,8 +335,6 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
                 "glossy (alpha < 0.15)" if draw["gloss_alpha"] < 0.15 else "matt-ish",
                 "motion blur" if draw["motion_px"] >= 1 else "still", "window light" if draw["window_power"] > 0.15
                 else "lamp only", "shallow focus (aperture > 0.8 mm)" if draw["aperture_mm"] > 0.8 else "deep focus"]
-        scene = _scene_of(record, frame)
-        lamp = set() if scene is None else lamp_cover(scene, draw["lamp_radius"])
         covered = set(record["occluded_cells"]) | lamp
         tally = [0, 0, 0]          # right, unreadable, wrong
         for cell in CELLS:
@@ -372,7 +375,8 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
     lines += ["", f"Unreadable visible cells on found boards, by cause: {sum(causes.values())} "
               f"({', '.join(f'{k} {v}' for k, v in named)})",
               f"Boards lost ({len(lost)}): {', '.join(lost) if lost else 'none'}",
-              f"Black frames, nothing in view, not scored ({len(blank)}): {', '.join(blank) if blank else 'none'}",
+              f"Frames with nothing of the board in view (black, or the lamp's sphere over all of it), not scored "
+              f"({len(blank)}): {', '.join(blank) if blank else 'none'}",
               f"Cells under the hand or behind the lamp (not scored above): {under[0]}, "
               f"read anyway as what they are {under[1]}, read as what they are not {under[2]}"]
     return lines + [""] + [f"- {e}" for e in (wrong_examples[:20] + hidden_wrong[:20])]

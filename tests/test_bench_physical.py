@@ -18,7 +18,7 @@ from thoughtwave.engine.cells import Cell  # noqa: E402
 from thoughtwave.synth import Scene, render  # noqa: E402
 from thoughtwave.synth.physical import Lamp, camera_centre  # noqa: E402
 
-DRAW = {"motion_px": 0.0, "gloss_alpha": 0.3, "window_power": 0.0, "aperture_mm": 0.1}
+DRAW = {"motion_px": 0.0, "gloss_alpha": 0.3, "window_power": 0.0, "aperture_mm": 0.1, "lamp_radius": 30.0}
 
 
 def a_set(folder: Path) -> int:
@@ -66,3 +66,19 @@ def test_the_cells_behind_a_lamp_hung_between_the_camera_and_the_board_are_hidde
     hidden = lamp_cover(hung, 40.0)
     assert "E5" in hidden and 1 < len(hidden) < 100                   # the cells behind it, not the whole board
     assert lamp_cover(hung, 1.0) == set()                             # a small bulb hides no cell's middle
+
+
+def test_a_frame_the_lamps_sphere_fills_is_not_scored_nor_a_board_lost(tmp_path, monkeypatch):
+    # Seed 67, frame 59: the camera inside the lamp's sphere sees it and nothing else; every cell is behind the lamp.
+    import physical_set
+
+    from thoughtwave.engine.cells import CELLS
+
+    a_set(tmp_path)
+    monkeypatch.setattr(physical_set, "_scene_of", lambda record, frame: record["hand"])
+    monkeypatch.setattr(physical_set, "lamp_cover", lambda inside, radius: {str(c) for c in CELLS} if inside else set())
+    lines = score(tmp_path)
+    assert lines[0].startswith("Frames 1, board found 1")
+    assert "Boards lost (0): none" in lines
+    assert any(line.startswith("Frames with nothing of the board in view") and line.endswith("(1): frame-00001")
+               for line in lines)
