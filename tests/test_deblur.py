@@ -19,6 +19,9 @@ from thoughtwave.vision.deblur import (
     Motion,
     MotionEstimator,
     SmearSeeds,
+    _centred,
+    _unit_spectrum,
+    _wiener_filter,
     by_guess,
     deblurred,
     line_psf,
@@ -356,3 +359,15 @@ def test_the_guess_ranks_by_direction_then_length():
     near = by_guess([Motion(4.0, 0.0), Motion(10.0, 45.0), Motion(7.0, 45.0), Motion(4.0, 135.0)], Motion(6.5, 40.0))
     assert [(turn, m.length_px, m.angle_deg) for turn, m in near] == [(0, 7.0, 45.0), (0, 10.0, 45.0),
                                                                       (3, 4.0, 0.0), (6, 4.0, 135.0)]
+
+
+def test_the_wiener_filter_reuses_the_unit_spectrum_and_is_the_same_numbers():
+    for shape in ((96, 80), (64, 64)):
+        psf = line_psf(6.5, 37.0)
+        k = cv2.dft(_centred(psf, shape))
+        one = np.zeros(shape, np.float32)
+        one[0, 0] = 1.0
+        expected = cv2.mulSpectrums(cv2.dft(one) / (cv2.mulSpectrums(k, k, 0, conjB=True) + WIENER_NSR), k, 0,
+                                    conjB=True)
+        assert np.array_equal(_wiener_filter(psf, shape), expected)
+        assert _unit_spectrum(shape) is _unit_spectrum(shape) and not _unit_spectrum(shape).flags.writeable

@@ -81,6 +81,8 @@ GUESS_CROPS = 12
 GUESS_BIAS_PX = 1.4
 #: Coarse directions this many steps either side of the guess's are all tried; beyond them only while none decoded.
 GUESS_NEAR_STEPS = 1
+#: Unit spectra kept (``_unit_spectrum``): the frame's size and the few sizes of the cells a soft frame re-reads.
+UNIT_SPECTRA = 16
 
 
 @dataclass(frozen=True)
@@ -179,10 +181,19 @@ def _wiener_filter(psf: np.ndarray, shape: tuple[int, int], nsr: float = WIENER_
     takes under half the time numpy's FFT does; on the small crops (``_wiener``) numpy's, which takes them all at once,
     is as fast."""
     k = cv2.dft(_centred(psf, shape))
-    one = np.zeros(shape, np.float32)
-    one[0, 0] = 1.0                 # its spectrum is 1 in every real place of the packing and 0 in every imaginary one
-    scale = cv2.dft(one) / (cv2.mulSpectrums(k, k, 0, conjB=True) + nsr)
+    scale = _unit_spectrum(shape) / (cv2.mulSpectrums(k, k, 0, conjB=True) + nsr)
     return cv2.mulSpectrums(scale, k, 0, conjB=True)
+
+
+@functools.lru_cache(maxsize=UNIT_SPECTRA)
+def _unit_spectrum(shape: tuple[int, int]) -> np.ndarray:
+    """The packed spectrum of a unit impulse at the origin: 1 in every real place of the packing and 0 in every
+    imaginary one (kept for the last few sizes: a whole frame's DFT is a few ms)."""
+    one = np.zeros(shape, np.float32)
+    one[0, 0] = 1.0
+    spectrum = cv2.dft(one)
+    spectrum.flags.writeable = False
+    return spectrum
 
 
 class MotionEstimator:
