@@ -17,7 +17,8 @@ the markers' dark squares (its rejected candidates); this module:
    averaging it away brings back markers that no crop decoded at full size;
 2. deconvolves the whole frame with it, for the finder to detect the markers again; when that gives no
    pose, with the next blurs under which a marker decoded (up to ``ALTERNATIVES`` in all): a handful of
-   small crops can favour a blur that brings back only their own markers.
+   small crops can favour a blur that brings back only their own markers. In the scaled round a blur that gives
+   no pose is tried once more, deconvolved harder (``SMALL_NSR``: a small board's modules).
 
 The tiles are read first from the picture as taken: deconvolution rings, and ringing can draw a dot or a
 wave that is not there. The blur found (``Motion``) tells the finder where the board is, and only the cells
@@ -47,6 +48,9 @@ FINE_ANGLE_STEP = 7.5
 #: Wiener's noise-to-signal ratio: low enough to restore a 4-px module, high enough not to amplify the
 #: sensor noise and JPEG blocks into false bits.
 WIENER_NSR = 0.01
+#: ... and the one a whole frame is deconvolved with once the gentle inverse gave no pose in the scaled round: a small
+#: board's 2-3 px modules need more restoring, and the detection copy's downscaling averages the lifted noise away
+#: (seed 97's frame 145: one marker at 0.01, five at this).
 SMALL_NSR = 0.003
 #: The sRGB-like curve undone before deconvolving (the blur happened to light, not to grey levels).
 GAMMA = 2.2
@@ -177,7 +181,7 @@ def deblurred_colour(image: np.ndarray, motion: Motion, nsr: float = WIENER_NSR)
 
 def _wiener_filter(psf: np.ndarray, shape: tuple[int, int], nsr: float = WIENER_NSR) -> np.ndarray:
     """Wiener's inverse of ``psf`` for pictures of ``shape``, as OpenCV's DFT of a real picture packs a spectrum (CCS,
-    the same size; half the work of a complex one): conj(K) / (|K|² + ``WIENER_NSR``). On a whole frame OpenCV's DFT
+    the same size; half the work of a complex one): conj(K) / (|K|² + ``nsr``). On a whole frame OpenCV's DFT
     takes under half the time numpy's FFT does; on the small crops (``_wiener``) numpy's, which takes them all at once,
     is as fast."""
     k = cv2.dft(_centred(psf, shape))
