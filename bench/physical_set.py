@@ -314,9 +314,10 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
     for path in sorted(folder.glob("frame-*.json")):
         record = json.loads(path.read_text())
         frame = cv2.imread(str(path.with_suffix(".png")))
-        scene = None if _blank(frame) else _scene_of(record, frame)
+        black = _blank(frame)
+        scene = None if black else _scene_of(record, frame)
         lamp = set() if scene is None else lamp_cover(scene, record["draw"]["lamp_radius"])
-        if _blank(frame) or len(lamp) == len(CELLS):
+        if black or len(lamp) == len(CELLS):
             # No cell of it is visible (black, or the camera inside the lamp's sphere: seed 67, frame 59), so none is
             # scored, and a board not found there is no board lost.
             blank.append(path.stem)

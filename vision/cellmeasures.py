@@ -215,7 +215,7 @@ SHADE_PLANE_LIGHT = 0.8
 
 
 def paper_by_its_light(spreads: np.ndarray, faint: np.ndarray, tinged: np.ndarray, uneven: np.ndarray,
-                       light: np.ndarray, model: ColourModel, dim: np.ndarray | None = None) -> np.ndarray:
+                       light: np.ndarray, model: ColourModel, dim: np.ndarray | bool = False) -> np.ndarray:
     """(100,) cells whose middle is paper by the shape of its light alone, where the white estimate (which cannot
     follow a shadow inside a cell) left it too dark or too bright to count as paper: ``spreads`` (``middle_spread``),
     ``faint`` (no hub stands out of a body), ``tinged`` (share of the middle coloured), ``uneven``
@@ -236,7 +236,6 @@ def paper_by_its_light(spreads: np.ndarray, faint: np.ndarray, tinged: np.ndarra
     at 15-28, empty middles 0.035-0.084 off a plane, visible tiles 0.27 and more).
     """
     even = ((spreads < model.flat_spread_max) | ((spreads < model.patternless_spread_max) & faint)) & (tinged == 0)
-    dimmed = light < SHADE_PLANE_LIGHT if dim is None else (light < SHADE_PLANE_LIGHT) | dim
-    plane = np.where(dimmed, model.shade_plane_max, model.plane_residual_max)
+    plane = np.where((light < SHADE_PLANE_LIGHT) | dim, model.shade_plane_max, model.plane_residual_max)
     shaded = (even | (uneven < plane)) & (light < FLAT_LIGHT_MAX)
     return shaded | ((uneven < model.bright_plane_max) & (light < BRIGHT_FLAT_LIGHT_MAX))

@@ -348,7 +348,8 @@ class TileReader:
         seen_blur = []          # the picture's sharpness, once measured
 
         def blurred() -> bool:
-            seen_blur[:] = seen_blur or [sharpness(grid)]
+            if not seen_blur:
+                seen_blur.append(sharpness(grid))
             return moved or blur_cause(seen_blur[0], self.geometry.px_per_cell, sharp_reference) is not None
 
         arms, arm_margin = read_arms(arm_levels, arm_kept, glare_seen | (glare.ravel() > mdl.glare_max), mdl.arm_margin,
@@ -433,13 +434,13 @@ class TileReader:
         # shadow inside a cell, so it counts as not paper above. Yet its middle ranges little from bright to dark
         # whatever the shadow's depth, while any ink spans a ratio of several: such a middle, unclipped, is empty.
         spreads = middle_spread(self._lo, self.geometry)
-        # Paper dim in grey levels (a bright lamp in view dims the whole picture): noise weighs more in its log light.
-        dim = light * float(np.mean(self.paper_white + 1.0)) < DARK_PAPER
         # Paper in shade, or in even light a little above the board's white, by the shape of its light alone.
         tinged = cell_shares(self._coloured, self.geometry, *MIDDLE)
         faint = (contrast < mdl.hub_faint) & kept[:, col["body"]]          # a washed-out body shows no hub
         flat = (middle_washed == 0) & clean & ~tile_ok & ~empty
         if flat.any():      # most frames have no such cell: its light's plane is measured only when one is left
+            # Paper dim in grey levels (a bright lamp in view dims the whole picture): noise weighs more in its log.
+            dim = light * float(np.mean(self.paper_white + 1.0)) < DARK_PAPER
             flat &= paper_by_its_light(spreads, faint, tinged, middle_unevenness(grid, self.geometry), light, mdl, dim)
         empty |= flat
         state = np.where(tile_ok, 1, np.where(empty & ~occluded, 0, 2))
