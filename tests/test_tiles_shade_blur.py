@@ -14,7 +14,7 @@ from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.pieces import Colour, Piece
 from thoughtwave.synth import Scene, TileLay, render
 from thoughtwave.synth.camera import line_kernel
-from thoughtwave.vision.artwork import RED_BGR
+from thoughtwave.vision.artwork import RED_BGR, TILE
 from thoughtwave.vision.causes import Cause, CellLight, diagnose
 from thoughtwave.vision.finder import BoardFinder
 from thoughtwave.vision.reading import CellState
@@ -238,6 +238,32 @@ def test_a_finger_over_the_end_of_a_wave_beside_a_hand_is_doubt_not_a_missing_ar
     grid = grid_image({tile: face(Colour.BLACK, "ew")})
     cv2.rectangle(grid, (x + P, y - 2 * P), (x + 3 * P, y + 2 * P), (120, 150, 200), -1)
     assert TileReader().read(grid).cells()[tile].label() == "black ew"
+
+
+@pytest.mark.parametrize("shadow", [60, 90])
+def test_a_red_tiles_blank_side_of_red_ink_beside_a_hands_shadow_is_read(shadow):
+    # Seed 97 (frames 9, 18, 36, 111, ...): a hand east of a red tile, its shadow dark right up to the tile's blank
+    # east side. Dark beyond a blank side facing a hand may be a finger over a wave's end; but that side is red ink over
+    # both its halves, as a red tile's blank side is, and no finger or shadow over a wave's cream is red ink.
+    tile = Cell.parse("E5")
+    x, y = (int(round(v)) for v in centre(tile))
+    edge = x + int(round(TILE.size * P / 2)) + 1
+
+    def beside_a_hand(colour: Colour, piece: str) -> np.ndarray:
+        grid = grid_image({tile: face(colour, piece)})
+        cv2.rectangle(grid, (x + P, y - 2 * P), (x + 3 * P, y + 2 * P), (120, 150, 200), -1)    # the hand
+        cv2.rectangle(grid, (edge, y - P), (x + P - 1, y + P), (shadow,) * 3, -1)                 # its shadow
+        return grid
+
+    assert TileReader().read(beside_a_hand(Colour.RED, "w")).cells()[tile].label() == "red w"
+    # A black tile's blank side is black like a finger's shade: still doubt.
+    assert TileReader().read(beside_a_hand(Colour.BLACK, "w")).cells()[tile].state is CellState.UNREADABLE
+    # A red tile's east wave whose end a finger covers: still doubt (not "red w").
+    grid = beside_a_hand(Colour.RED, "ew")
+    cv2.rectangle(grid, (x + int(0.16 * P), y - int(0.2 * P)), (edge + 1, y + int(0.2 * P)), (45, 45, 45), -1)
+    readout = TileReader().read(grid)
+    assert readout.cells()[tile].state is CellState.UNREADABLE
+    assert readout.causes[tile] is Cause.HAND
 
 
 def shadow_spot(grid: np.ndarray, x: float, y: float, radius: float, depth: float) -> np.ndarray:

@@ -88,6 +88,10 @@ WHITE_FLOOR = 16.0
 #: Share of dark ink no tile explains, just beyond a tile's side, that may be a hand's over the wave's end; share of
 #: hand-like pixels in either half of a side that may hide its wave (the second opinion may not call it blank).
 BEYOND_DARK, HAND_ON_SIDE = 0.5, 0.1
+#: Share of red ink (``classes``) in each half of a red tile's blank side that makes it the tile's own ink, not a hand's
+#: or a shadow's dark over a wave's end (blank sides beside a hand: 0.7-1.0 outer, 0.2-1.0 inner; a wave's end in a
+#: hand's shadow: 0.0).
+RED_INK_SIDE = 0.5
 
 
 # -- the reader ----------------------------------------------------------------------------------
@@ -181,6 +185,7 @@ class TileReader:
         # Hand-like: not paper, not grey (black ink, however lifted), not saturated red ink. Red ink, however orange
         # the printer made it or lifted by glare, keeps red far above blue (skin: blue is at least half of red).
         red_ink = (redness > mdl.red_min) | (cv2.subtract(r, b) > mdl.red_ink_saturation * r)
+        self._red_ink = red_ink           # for ``read``: a blank side of red ink is no hand's (``overlaid``)
         # Paper in the lamp's cast shadow, lit by the window only, is bluer than the paper white around it: skin is
         # always redder than paper under one light (tuning seed 43, frame 51: the hand's shadow read as a hand).
         cool = (cv2.subtract(b, r) > mdl.shade_blue_min) & (chroma < mdl.shade_chroma_max)
@@ -414,7 +419,15 @@ class TileReader:
         # A finger or its shadow over a wave's end looks like body ink, and the arm reads blank: no tile is read with
         # dark that no tile read explains across a blank side that faces a cell where a hand shows.
         beyond = beyond_edges(unexplained, cx, cy, angle, self.tile_px) > BEYOND_DARK
-        overlaid = tile_ok & (blank & facing(cell_other.ravel() > 0) & beyond).any(axis=1)
+        doubtful = tile_ok[:, None] & blank & facing(cell_other.ravel() > 0) & beyond
+        if (doubtful & red[:, None]).any():
+            # A red tile's blank side that is red ink over most of both its halves is the tile's own ink, whatever lies
+            # beyond it: no hand is red ink (skin keeps blue at least half its red), and a wave's end under a finger
+            # or in its shadow shows skin or darkened cream, neither of them red (``pale_sides``).
+            ink = self.sampling.region_means(self._patches(self._red_ink.astype(np.float32), cx, cy, angle).reshape(
+                100, -1))[:, arm_cols].reshape(100, 2, 4)
+            doubtful &= ~(red[:, None] & (ink > RED_INK_SIDE).all(axis=1))
+        overlaid = doubtful.any(axis=1)
         # A red tile's blank side is red ink like its body: one that shows no red is a wave's end in a shadow. So is a
         # blank side a little lighter than the body beside it, in both halves, with dark no tile explains beyond it.
         pale = pale_sides(red_means[:, arm_cols], body_red, mdl.blank_red_share)
