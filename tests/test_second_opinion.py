@@ -3,12 +3,17 @@ and only where the rules allow, and never a cell wrong on the disturbances the r
 
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
+from test_tiles import grid_image
+from tilefaces import P, centre, face
 
 import thoughtwave.vision.tiles as tiles_module
-from thoughtwave.engine.cells import CELLS
+from thoughtwave.engine.cells import CELLS, Cell
+from thoughtwave.engine.pieces import Colour
 from thoughtwave.synth import Glare, Optics, Scene, Shadow, render
+from thoughtwave.vision.artwork import TILE
 from thoughtwave.vision.reading import CellState
 from thoughtwave.vision.recognizer import Recognizer
 from thoughtwave.vision.second import (
@@ -264,3 +269,18 @@ def test_a_side_with_a_hand_beside_its_wave_is_never_read_blank(monkeypatch):
     monkeypatch.setattr(tiles_module, "amend", spy)
     TileReader().read(painted)
     assert said["not_blank"][f2.index].tolist() == [True, True, True, False]      # n and s waves, e the hand, w not
+
+
+@pytest.mark.parametrize("reach", [0.2, 0.35, 0.5])
+def test_no_network_reading_is_taken_of_a_tile_with_a_hand_on_one_of_its_sides(reach):
+    # Seed 101 frame 192 G7: a red ew under the edge of a hand reaching over from the north; the rules refused it, and
+    # the network, sure, read "red new": skin over a blank side is light like a wave's cream. A network that reads
+    # every cell "red new" stands in for it here.
+    everywhere = np.ones(100, bool)
+    says = Fixed(Opinion(everywhere, everywhere, everywhere, np.full(100, 11), ~everywhere))
+    tile = Cell.parse("E5")
+    x, y = (int(round(v)) for v in centre(tile))
+    half = int(round(TILE.size * P / 2))
+    grid = grid_image({tile: face(Colour.RED, "ew")})
+    cv2.rectangle(grid, (x - 2 * P, y - 3 * P), (x + 2 * P, y - half + int(reach * 2 * half)), (150, 175, 215), -1)
+    assert TileReader(second=says).read(grid).cells()[tile].state is CellState.UNREADABLE

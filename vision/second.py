@@ -7,10 +7,11 @@ side, on the reader's light-divided picture, 20 x 20 samples) and says how likel
 red, each of its four sides carries a wave, and a hand or an object covers it. It is asked about the cells the rules
 left unreadable, and a reading is taken only when both networks are sure of every one of those, in each of the
 four quarter turns of the cell (the picture turned and the sides turned back), sure nothing covers the cell, and the
-rules saw nothing against it (``amend``: no empty cell under glare, no tile where a hand may cover a wave's end or
-glare may lift blank ink, no colour a colour cue denies, no blank side where they saw a wave's light or a hand, nor
-a red tile's side that shows no red). Otherwise the cell stays unreadable, with the reader's own cause. In a frame
-where the rules see a hand it is also asked about the cells they read: one it sees covered becomes unreadable.
+rules saw nothing against it (``amend``: no empty cell under glare, no tile where a hand shows on a side or may
+cover a wave's end, or glare may lift blank ink, no colour a colour cue denies, no blank side where they saw a
+wave's light or a hand, nor a red tile's side that shows no red). Otherwise the cell stays unreadable, with the
+reader's own cause. In a frame where the rules see a hand it is also asked about the cells they read: one it sees
+covered becomes unreadable.
 
 What it reads is given a modest confidence (``SECOND_CONFIDENCE``): an empty cell read by it never takes a tile off
 the board in play (``vision.stabiliser.GONE_CONFIDENCE_MIN``), as a tile under a hand of pale skin can look empty.
@@ -172,8 +173,9 @@ def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, stat
     1 tile, with ``arms`` and ``red``), each only where the rules saw nothing against it:
 
     - ``may_be`` (3, 100) says where a cell may be read empty, a red tile, a black tile. The tile reader allows no
-      empty cell where glare shows (a tile washed out whole looks like paper), no tile where a hand may cover a wave's
-      end or glare may lift blank ink to cream, and no colour that either colour cue (hue, corner dots) denies;
+      empty cell where glare shows (a tile washed out whole looks like paper), no tile where a hand shows on a side
+      (skin over a blank side looks like a wave's cream) or may cover a wave's end, or glare may lift blank ink to
+      cream, and no colour that either colour cue (hue, corner dots) denies;
     - ``not_blank`` (100, 4): sides on which the rules saw a wave's light (a shadow only darkens) or a hand (it may
       hide a wave): no reading may call them blank;
     - ``pale`` (100, 4): sides that show too little red for red ink: no red reading may call them blank (a red tile's

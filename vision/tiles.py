@@ -465,7 +465,9 @@ class TileReader:
         # A network that sees the whole cell may read what the rules leave unreadable, if sure and not against what they
         # saw; it may find cells they read covered (``vision.second.amend``) where they see a hand, and any they read
         # paper by its light alone: pale skin in warm light, or dim and noisy, shows too little colour to tell from it.
-        tile_may = ~overlaid & ~suspect.any(axis=1)
+        # No tile where a hand shows on a side: skin over a blank side is light like a wave's cream, and over a wave
+        # it may hide its end (seed 101 frame 192 G7, a red ew under a hand's edge, read "red new" by the network).
+        tile_may = ~overlaid & ~suspect.any(axis=1) & ~hand_on.any(axis=1)
         wanted = np.ones(100, bool) if wanted is None else wanted
         asked = (occluded.any() | flat) & wanted
         second, covered = (amend(self.second, norm, self.geometry, state, arms, red, ~misplaced & wanted, np.stack([
