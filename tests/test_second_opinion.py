@@ -115,10 +115,14 @@ def test_many_cells_asked_at_once_get_the_very_features_each_gets_alone():
 
 
 class Fixed:
-    """An opinion that says what it is given."""
+    """An opinion that says what it is given (and sees clear of cover the cells ``clear`` says)."""
 
-    def __init__(self, opinion: Opinion) -> None:
+    def __init__(self, opinion: Opinion, clear: np.ndarray | None = None) -> None:
         self.opinion = opinion
+        self.clear = np.ones(100, bool) if clear is None else clear
+
+    def uncovered(self, norm, px_per_cell, margin_px, cells):
+        return self.clear[cells]
 
     def read(self, norm, px_per_cell, margin_px, cells, only_cover=None):
         return Opinion(*(a[cells] for a in (self.opinion.sure, self.opinion.tile, self.opinion.red,
@@ -164,6 +168,37 @@ def test_amend_reads_only_unreadable_eligible_cells_and_only_what_the_rules_allo
     assert not taken3[13] and state3[13] == 2 and taken3[12] and taken3[14]
     assert (state[16:20] == 1).all() and not colour[16:20].any()
     assert (state[20:] == 0).all() and taken[20:].all()
+
+
+def test_a_doubted_reading_of_the_rules_stands_only_where_the_network_sees_the_cell_clear():
+    # Paper by a shadow's edge across it: pale skin with its own edge looks the same to the rules.
+    nothing = np.zeros(100, bool)
+    clear = np.ones(100, bool)
+    clear[[1, 5]] = False
+    opinion = Fixed(Opinion(nothing, nothing, nothing, np.zeros(100, np.int64), nothing), clear)
+    state = np.full(100, 2)
+    state[:4] = 0
+    doubted = np.zeros(100, bool)
+    doubted[[0, 1, 5]] = True                    # cell 5 the rules left unreadable: nothing to doubt
+    geometry, norm = Recognizer().finder.geometry, np.zeros((336, 336, 3), np.float32)
+    no_side, eligible, may_be = np.zeros((100, 4), bool), np.ones(100, bool), np.ones((3, 100), bool)
+    taken, covered = amend(opinion, norm, geometry, state, np.zeros(100, np.int64), np.zeros(100, bool), eligible,
+                           may_be, False, no_side, no_side, doubted)
+    assert state[:4].tolist() == [0, 2, 0, 0] and state[5] == 2
+    assert not covered.any() and not taken.any()  # made unreadable, not said covered
+
+
+def test_every_view_must_see_a_cell_clear_of_cover_for_it_to_be_uncovered():
+    frame, _ = render(Scene.random(57, level="mild", hand=True))
+    recognizer = Recognizer()
+    recognizer.read(frame)
+    norm, _ = recognizer.reader.normalise(recognizer.finder.warp(frame, recognizer.pose))
+    geometry, cells = recognizer.finder.geometry, np.arange(100)
+    opinion = second_opinion()
+    cover = opinion.probabilities(features(norm, geometry.px_per_cell, geometry.margin_px, cells))[..., 6]
+    clear = opinion.uncovered(norm, geometry.px_per_cell, geometry.margin_px, cells)
+    assert np.array_equal(clear, cover.max(axis=0) < COVERED_MAX)
+    assert clear.any() and not clear.all()
 
 
 @pytest.mark.parametrize("scene", [

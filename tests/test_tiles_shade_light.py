@@ -8,7 +8,7 @@ from tilefaces import P, centre, face
 
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.pieces import Colour
-from thoughtwave.vision.cellmeasures import middle_unevenness, paper_by_its_light
+from thoughtwave.vision.cellmeasures import middle_edge_unevenness, middle_unevenness, paper_by_its_light
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.reading import CellState
 from thoughtwave.vision.tiles import TileReader
@@ -18,7 +18,7 @@ def edge_shadow(grid: np.ndarray, x: float, depth: float, soft: float, tint: tup
     """A shadow beyond the line x (grid px) down the board: ``depth`` of the light left, lit there by a light of
     another colour (``tint`` per BGR channel), with an edge ``soft`` px wide."""
     xx = np.arange(grid.shape[1], dtype=np.float32)[None, :, None]
-    inside = 1.0 / (1.0 + np.exp(-(xx - x) / soft))
+    inside = 0.5 + 0.5 * np.tanh((xx - x) / (2 * soft))      # the logistic, without overflow for a sharp edge
     shaded = depth * np.asarray(tint, np.float32)[None, None, :]
     light = 1.0 - inside * (1.0 - shaded)
     return np.clip(grid.astype(np.float32) * light, 0, 255).astype(np.uint8)
@@ -53,6 +53,46 @@ def test_unevenness_is_near_nothing_on_paper_in_any_light_and_large_on_every_til
     assert uneven[[c.index for c in tiles]].min() > 2 * TileReader().model.plane_residual_max
 
 
+def test_a_plane_and_one_soft_straight_edge_fit_paper_across_a_sharp_shadows_edge_and_never_a_tile():
+    # A shadow's edge a few pixels soft is no plane (the plane test refuses the paper), but a plane and one soft
+    # straight step explain it as well as a plane explains a broad shade; a tile's hub is a disc no straight edge does.
+    pieces = ("n", "ns", "ne", "nes", "nesw")
+    tiles = {Cell(row, col): p for row, p in enumerate(pieces) for col in (2, 7)}
+    grid = grid_image({c: face(Colour.RED if c.col == 7 else Colour.BLACK, p) for c, p in tiles.items()})
+    model, geometry = TileReader().model, GridGeometry()
+    x, _ = centre(Cell.parse("B1"))
+    paper = [c.index for c in (Cell(r, k) for r in range(10) for k in range(10)) if c not in tiles and c.col == 1]
+    for offset, soft in ((-0.15, 0.05), (0.1, 0.08), (0.25, 0.1)):
+        shaded = edge_shadow(grid, x + offset * P, 0.4, soft * P, BLUE_WINDOW)
+        fit = middle_edge_unevenness(shaded, geometry, np.ones(100, bool))
+        assert middle_unevenness(shaded, geometry)[paper].min() > model.plane_residual_max, offset
+        assert fit[paper].max() < 0.5 * model.plane_residual_max, offset
+        assert fit[[c.index for c in tiles]].min() > 4 * model.plane_residual_max, offset
+    asked = np.zeros(100, bool)
+    asked[paper[:2]] = True
+    assert np.isinf(middle_edge_unevenness(grid, geometry, asked)[~asked]).all()   # measured only where asked
+
+
+def test_paper_across_a_sharp_shadows_edge_reads_empty_only_where_the_second_opinion_sees_it_clear():
+    # Without the second opinion the rules leave such paper unreadable (pale skin with its own edge looks the same);
+    # with it, some reads empty, and no cell is ever read as what it is not.
+    tiles = {Cell.parse(n): p for n, p in (("G2", "nw"), ("G6", "ne"), ("G8", "ns"), ("I4", "ew"))}
+    grid = grid_image({c: face(Colour.BLACK, p) for c, p in tiles.items()})
+    empties = [Cell.parse(f"G{r}") for r in (1, 3, 4, 5, 7, 9, 10)]
+    x, _ = centre(Cell.parse("G1"))
+    read_empty = 0
+    for depth in (0.35, 0.5):
+        for soft, offset in ((0.03, -0.2), (0.08, 0.1)):
+            shaded = edge_shadow(grid, x + offset * P, depth, soft * P, BLUE_WINDOW)
+            rules = TileReader()
+            rules.second = None
+            assert all(rules.read(shaded).cells()[c].state is CellState.UNREADABLE for c in empties), (depth, soft)
+            cells = TileReader().read(shaded).cells()
+            assert all(cells[c].label() in ("empty", "unreadable") for c in empties), (depth, soft)
+            assert all(cells[c].label() in (f"black {p}", "unreadable") for c, p in tiles.items()), (depth, soft)
+            read_empty += sum(cells[c].state is CellState.EMPTY for c in empties)
+    assert read_empty >= len(empties)
+
 
 def test_paper_is_told_by_the_shape_of_its_light_a_little_above_the_boards_white_but_never_a_washed_tile():
     model = TileReader().model
@@ -73,6 +113,16 @@ def test_paper_is_told_by_the_shape_of_its_light_a_little_above_the_boards_white
     assert paper(ink_spread, 0.07, 0.6, tinged=0.3)      # deep shade: noise weighs more in the log of dim paper
     assert not paper(ink_spread, 0.07, 0.85)             # ... not in fair light
     assert not paper(ink_spread, 0.15, 0.5)              # a tile in deep shade keeps its ink's ratios (0.197 and more)
+
+    def edged(fit, uneven, light, tinged=0.0):
+        one = [np.full(1, v, np.float32) for v in (ink_spread, tinged, uneven, light)]
+        return bool(paper_by_its_light(one[0], np.full(1, False), one[1], one[2], one[3], model,
+                                       edge_fit=np.full(1, fit, np.float32))[0])
+
+    assert edged(0.02, 0.15, 0.9)                        # a shadow's sharp edge: no plane, a plane and an edge
+    assert not edged(0.02, 0.15, 0.9, tinged=0.1)        # ... colourless only
+    assert not edged(0.02, 0.15, 1.15)                   # ... never lit above the board's white
+    assert not edged(0.06, 0.15, 0.9) and edged(0.06, 0.15, 0.7)   # dim paper is noisier in the log
 
 
 def lamp_shadow(grid: np.ndarray, corners: tuple[str, str], depth: float, tint: tuple[float, float, float],

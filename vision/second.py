@@ -159,6 +159,20 @@ class SecondOpinion:
         sure = uncovered & (no[:, 0] | sure_tile)
         return Opinion(sure, sure & tile, yes[:, 1], arms.astype(np.int64), lo[:, 6] > COVERED_SURE)
 
+    def uncovered(self, norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarray) -> np.ndarray:
+        """Whether every view (each network, each quarter turn) gives under ``COVERED_MAX`` to something covering each
+        of ``cells`` (indices): the bar a reading of the networks' own must pass. A view that sees cover drops its cell
+        from the views after it."""
+        samples = features(norm, px_per_cell, margin_px, cells)
+        clear = np.ones(len(samples), bool)
+        for net in range(len(self.nets)):
+            for k in range(4):
+                live = np.flatnonzero(clear)
+                if live.size == 0:
+                    return clear
+                clear[live] = self._view(samples[live], net, k)[:, 6] < COVERED_MAX
+        return clear
+
 
 @functools.cache
 def second_opinion() -> SecondOpinion | None:
@@ -168,7 +182,7 @@ def second_opinion() -> SecondOpinion | None:
 
 def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, state: np.ndarray, arms: np.ndarray,
           red: np.ndarray, eligible: np.ndarray, may_be: np.ndarray, hand_seen: bool | np.ndarray,
-          not_blank: np.ndarray, pale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+          not_blank: np.ndarray, pale: np.ndarray, doubted: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Give the unreadable (``state`` 2) ``eligible`` cells the network's sure readings, in place (``state`` 0 empty,
     1 tile, with ``arms`` and ``red``), each only where the rules saw nothing against it:
 
@@ -182,12 +196,19 @@ def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, stat
       blank side is red like its body; the network has read a red tile's wave whose end lies in a shadow as blank).
 
     Where the rules see a hand (``hand_seen``; per cell: of those the caller wants read), a cell they read that the
-    network sees covered is made unreadable.
+    network sees covered is made unreadable. A cell they read that is ``doubted`` (read on evidence a hand could give
+    as well) stands only where the network sees it uncovered as surely as it must to read a cell itself
+    (``SecondOpinion.uncovered``); otherwise it is made unreadable too (not said covered).
     Returns which cells it read, and which it found covered."""
     unread = (state == 2) & eligible
     asked = np.flatnonzero(unread | ((state != 2) & hand_seen))
     taken, covered = np.zeros(len(state), bool), np.zeros(len(state), bool)
+    unconfirmed = np.zeros(len(state), bool)
+    if doubted is not None and (doubted & (state != 2)).any():
+        read = np.flatnonzero(doubted & (state != 2))
+        unconfirmed[read[~opinion.uncovered(norm, geometry.px_per_cell, geometry.margin_px, read)]] = True
     if asked.size == 0:
+        state[unconfirmed] = 2
         return taken, covered
     said = opinion.read(norm, geometry.px_per_cell, geometry.margin_px, asked, only_cover=~unread[asked])
     covered[asked[said.covered & (state[asked] != 2)]] = True
@@ -200,5 +221,5 @@ def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, stat
     arms[cells] = np.where(said.tile[sure], said.arms[sure], 0)
     red[cells] = said.tile[sure] & said.red[sure]
     taken[cells] = True
-    state[covered] = 2
+    state[covered | unconfirmed] = 2
     return taken, covered

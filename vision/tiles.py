@@ -32,14 +32,24 @@ import numpy as np
 
 from thoughtwave.engine.cells import CELLS
 from thoughtwave.vision.artwork import TILE, TileGeometry
-from thoughtwave.vision.causes import CLIPPED_LEVEL, DARK_PAPER, SOFT_SPREAD, CellLight, blur_cause, explain, sharpness
+from thoughtwave.vision.causes import (
+    CLIPPED_LEVEL,
+    DARK_PAPER,
+    SOFT_SPREAD,
+    CellLight,
+    blur_cause,
+    explain,
+    sharpness,
+)
 from thoughtwave.vision.cellmeasures import (
+    FLAT_LIGHT_MAX,
     MIDDLE,
     beyond_edges,
     cell_shade,
     cell_shares,
     facing,
     footprints,
+    middle_edge_unevenness,
     middle_spread,
     middle_unevenness,
     overlapping,
@@ -451,10 +461,21 @@ class TileReader:
         tinged = cell_shares(self._coloured, self.geometry, *MIDDLE)
         faint = (contrast < mdl.hub_faint) & kept[:, col["body"]]          # a washed-out body shows no hub
         flat = (middle_washed == 0) & clean & ~tile_ok & ~empty
+        edged = np.zeros(100, bool)         # paper by a shadow's edge across it: the second opinion must see it clear
         if flat.any():      # most frames have no such cell: its light's plane is measured only when one is left
             # Paper dim in grey levels (a bright lamp in view dims the whole picture): noise weighs more in its log.
             dim = light * float(np.mean(self.paper_white + 1.0)) < DARK_PAPER
-            flat &= paper_by_its_light(spreads, faint, tinged, middle_unevenness(grid, self.geometry), light, mdl, dim)
+            uneven = middle_unevenness(grid, self.geometry)
+            by_light = paper_by_its_light(spreads, faint, tinged, uneven, light, mdl, dim)
+            # A shadow's soft straight edge across the middle is no plane. In a sharp picture a plane and one such edge
+            # may explain a colourless middle left, not lit above the board's white; but so may pale skin with its own
+            # edge (a forearm's over paper): such a cell stays paper only where the second opinion sees nothing over it.
+            edge_asked = flat & ~by_light & (tinged == 0) & (light < FLAT_LIGHT_MAX)
+            if self.second is not None and edge_asked.any() and not blurred():
+                fit = middle_edge_unevenness(grid, self.geometry, edge_asked)
+                edged = edge_asked & paper_by_its_light(spreads, faint, tinged, uneven, light, mdl, dim, fit)
+                by_light |= edged
+            flat &= by_light
         empty |= flat
         state = np.where(tile_ok, 1, np.where(empty & ~occluded, 0, 2))
         # A pose that may be off by a fifth of a cell puts an arm's inner half on the hub: no tile is read there.
@@ -473,9 +494,10 @@ class TileReader:
         second, covered = (amend(self.second, norm, self.geometry, state, arms, red, ~misplaced & wanted, np.stack([
             ~glare_seen & ~washed_out & (glare.ravel() < mdl.glare_max) & (middle_washed == 0),
             tile_may & ~(hue_sure & ~hue_red) & ~dots_black, tile_may & ~(hue_sure & hue_red) & ~dots_red]),
-            asked, hand_on | (arm_kept[:, 1] & (arm_levels[:, 1] > 0.5 + mdl.arm_margin / 2)), pale)
+            asked, hand_on | (arm_kept[:, 1] & (arm_levels[:, 1] > 0.5 + mdl.arm_margin / 2)), pale, edged)
             if self.second is not None else (np.zeros(100, bool),) * 2)
         occluded |= covered
+        edged &= (state == 2) & ~covered    # now: the cells it did not see clear of a hand
         empty_conf = np.where(flat, LIGHT_ONLY_EMPTY, np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
         tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
                                                1 - residual / mdl.residual_max]), 0, 1)
@@ -487,6 +509,7 @@ class TileReader:
         why = {CELLS[i]: ("where the board lies is uncertain here: too few of its markers were seen sharply"
                           if misplaced[i] else "a hand beside it may cover the end of a wave" if overlaid[i] else
                           "the end of a wave is in a shadow" if shadowed[i] else
+                          "its light is paper's across a shadow's edge, but a hand's edge may look so" if edged[i] else
                           "it overlaps a neighbouring tile as read" if crowded[i] else
                           WASHED_OUT if washed_out[i] else
                           why_unread(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual,
