@@ -14,6 +14,7 @@ from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import Colour
 from thoughtwave.synth import Glare, Optics, Scene, Shadow, render
 from thoughtwave.vision.artwork import TILE
+from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.reading import CellState
 from thoughtwave.vision.recognizer import Recognizer
 from thoughtwave.vision.second import (
@@ -319,3 +320,32 @@ def test_no_network_reading_is_taken_of_a_tile_with_a_hand_on_one_of_its_sides(r
     grid = grid_image({tile: face(Colour.RED, "ew")})
     cv2.rectangle(grid, (x - 2 * P, y - 3 * P), (x + 2 * P, y - half + int(reach * 2 * half)), (150, 175, 215), -1)
     assert TileReader(second=says).read(grid).cells()[tile].state is CellState.UNREADABLE
+
+
+@pytest.mark.parametrize(("depth", "read"), [(1.0, False), (0.6, True), (0.45, True)])
+def test_the_corner_dots_deny_the_network_no_colour_in_a_shadow(depth, read):
+    # A red ns whose corner dots show nothing (painted over with its body): the dots say black and the hue red, so the
+    # rules refuse it. In full light the dots still deny the network's "red ns"; in a shadow their measure (against the
+    # hub's contrast, as if one light fell on the whole tile) fails both ways (seed 67 frame 87 D8), and only the hue
+    # may deny a colour there.
+    tile = Cell.parse("E5")
+    printed = face(Colour.RED, "ns")
+    side, body = printed.shape[0], printed[printed.shape[0] * 3 // 10, printed.shape[0] * 3 // 10].tolist()
+    for sx in (-1, 1):
+        for sy in (-1, 1):
+            at = (int(round(side / 2 + sx * TILE.dot_offset / TILE.size * side)),
+                  int(round(side / 2 + sy * TILE.dot_offset / TILE.size * side)))
+            cv2.circle(printed, at, int(round(1.6 * TILE.dot_radius / TILE.size * side)), body, -1)
+    x, y = centre(tile)
+    shadow = np.zeros((GridGeometry().size,) * 2, np.float32)
+    cv2.rectangle(shadow, (int(x - 2.5 * P), int(y - 2.5 * P)), (int(x + 2.5 * P), int(y + 2.5 * P)), 1.0, -1)
+    shadow = cv2.GaussianBlur(shadow, (0, 0), 0.3 * P)[..., None]
+    light = 1.0 - shadow * (1.0 - depth * np.array([1.1, 1.0, 0.9], np.float32))
+    grid = np.clip(grid_image({tile: printed}).astype(np.float32) * light, 0, 255).astype(np.uint8)
+    rules = TileReader()
+    rules.second = None
+    assert rules.read(grid).cells()[tile].state is CellState.UNREADABLE
+    everywhere = np.ones(100, bool)
+    says = Fixed(Opinion(everywhere, everywhere, everywhere, np.full(100, 5), ~everywhere))
+    got = TileReader(second=says).read(grid).cells()[tile]
+    assert got.label() == ("red ns" if read else "unreadable")

@@ -189,7 +189,8 @@ def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, stat
     - ``may_be`` (3, 100) says where a cell may be read empty, a red tile, a black tile. The tile reader allows no
       empty cell where glare shows (a tile washed out whole looks like paper), no tile where a hand shows on a side
       (skin over a blank side looks like a wave's cream) or may cover a wave's end, or glare may lift blank ink to
-      cream, and no colour that either colour cue (hue, corner dots) denies;
+      cream, and no colour that either colour cue (hue, corner dots) denies (the corner dots none in a shadow, where
+      their measure fails both ways);
     - ``not_blank`` (100, 4): sides on which the rules saw a wave's light (a shadow only darkens) or a hand (it may
       hide a wave): no reading may call them blank;
     - ``pale`` (100, 4): sides that show too little red for red ink: no red reading may call them blank (a red tile's

@@ -35,6 +35,8 @@ from thoughtwave.vision.artwork import TILE, TileGeometry
 from thoughtwave.vision.causes import (
     CLIPPED_LEVEL,
     DARK_PAPER,
+    SHADOW_EDGE,
+    SHADOW_LIGHT,
     SOFT_SPREAD,
     CellLight,
     blur_cause,
@@ -489,11 +491,17 @@ class TileReader:
         # No tile where a hand shows on a side: skin over a blank side is light like a wave's cream, and over a wave
         # it may hide its end (seed 101 frame 192 G7, a red ew under a hand's edge, read "red new" by the network).
         tile_may = ~overlaid & ~suspect.any(axis=1) & ~hand_on.any(axis=1)
+        # The corner dots are measured against the hub's contrast, as if one light fell on the whole tile. In a shadow
+        # (as ``vision.causes`` names it: deep, or its edge across the cell) that fails both ways (seed 67 frame 87 D8,
+        # a black tile's corners at 0.64 of its hub; ten red tiles' dots under 0.035 on seeds 97-67): they deny the
+        # network no colour there. The body's hue still does (shade takes red toward black, never black toward red).
+        dots_deny = (light >= SHADOW_LIGHT) & (evenness >= SHADOW_EDGE)
         wanted = np.ones(100, bool) if wanted is None else wanted
         asked = (occluded.any() | flat) & wanted
         second, covered = (amend(self.second, norm, self.geometry, state, arms, red, ~misplaced & wanted, np.stack([
             ~glare_seen & ~washed_out & (glare.ravel() < mdl.glare_max) & (middle_washed == 0),
-            tile_may & ~(hue_sure & ~hue_red) & ~dots_black, tile_may & ~(hue_sure & hue_red) & ~dots_red]),
+            tile_may & ~(hue_sure & ~hue_red) & ~(dots_black & dots_deny),
+            tile_may & ~(hue_sure & hue_red) & ~(dots_red & dots_deny)]),
             asked, hand_on | (arm_kept[:, 1] & (arm_levels[:, 1] > 0.5 + mdl.arm_margin / 2)), pale, edged)
             if self.second is not None else (np.zeros(100, bool),) * 2)
         occluded |= covered
