@@ -349,3 +349,23 @@ def test_the_corner_dots_deny_the_network_no_colour_in_a_shadow(depth, read):
     says = Fixed(Opinion(everywhere, everywhere, everywhere, np.full(100, 5), ~everywhere))
     got = TileReader(second=says).read(grid).cells()[tile]
     assert got.label() == ("red ns" if read else "unreadable")
+
+
+@pytest.mark.parametrize("blur", [2.5, 3.0])
+def test_corner_dots_faded_by_blur_deny_the_network_no_red(blur):
+    # A red ns of pale ink, blurred wider than its corner dots: they fade to nothing (black's side) and its body is too
+    # pale for the rules to read red by the hue alone, so they refuse it. Faded dots say nothing of colour (as for the
+    # rules' own red by hue): the network's "red ns" is taken. A black tile's hue still denies it red.
+    tile = Cell.parse("E5")
+    says = Fixed(Opinion(*(np.ones(100, bool),) * 3, np.full(100, 5), np.zeros(100, bool)))
+
+    def blurred(colour: Colour) -> np.ndarray:
+        printed = face(colour, "ns").astype(np.float32)
+        pale = (0.5 * printed + 0.5 * printed.mean(axis=2, keepdims=True)).astype(np.uint8)
+        return cv2.GaussianBlur(grid_image({tile: pale}), (0, 0), blur)
+
+    rules = TileReader()
+    rules.second = None
+    assert rules.read(blurred(Colour.RED)).cells()[tile].state is CellState.UNREADABLE
+    assert TileReader(second=says).read(blurred(Colour.RED)).cells()[tile].label() == "red ns"
+    assert TileReader(second=says).read(blurred(Colour.BLACK)).cells()[tile].label() != "red ns"

@@ -50,7 +50,7 @@ def test_cells_the_smear_hid_are_read_right_from_the_deconvolved_board():
     alone = TileReader().read(recognizer.finder.warp(frame, pose), moved=True,
                               doubt=recognizer.finder.cell_doubt(pose))
     hidden = [c for c, cause in alone.causes.items() if cause is Cause.MOTION]
-    assert len(hidden) >= 20
+    assert len(hidden) >= 15
     expected = truth.board_state()
     now_right = [c for c in hidden if reading.get(c).state is not CellState.UNREADABLE
                  and reading.get(c).label() == expected.get(str(c), "empty")]

@@ -496,6 +496,11 @@ class TileReader:
         # a black tile's corners at 0.64 of its hub; ten red tiles' dots under 0.035 on seeds 97-67): they deny the
         # network no colour there. The body's hue still does (shade takes red toward black, never black toward red).
         dots_deny = (light >= SHADOW_LIGHT) & (evenness >= SHADOW_EDGE)
+        if (dots_deny & faded & dots_black).any():
+            # Nor do dots faded by blur wider than a dot (as for the rules' own red by hue alone).
+            sharp = sharp or sharpness(grid)
+            if sharp.width > DOT_FADE * self.sampling.tile.dot_diameter * self.tile_px:
+                dots_deny &= ~faded
         wanted = np.ones(100, bool) if wanted is None else wanted
         asked = (occluded.any() | flat) & wanted
         second, covered = (amend(self.second, norm, self.geometry, state, arms, red, ~misplaced & wanted, np.stack([
