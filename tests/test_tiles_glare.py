@@ -1,5 +1,6 @@
-"""Glare on tiles: a reflection that washes part of a tile out never turns a blank arm into a wave, and an
-evenly over-exposed board (paper and cream clipped, ink dark) still reads."""
+"""Glare on tiles: a reflection that washes part of a tile out never turns a blank arm into a wave, an evenly
+over-exposed board (paper and cream clipped, ink dark) still reads, and paper in a lamp's sheen short of clipping reads
+empty by its relief in linear light, which a sheen leaves a tile."""
 
 import numpy as np
 from test_tiles import grid_image
@@ -7,8 +8,11 @@ from tilefaces import P, centre, face
 
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.pieces import Colour
+from thoughtwave.vision.cellmeasures import LINEAR, middle_relief
+from thoughtwave.vision.channels import darkest
+from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.reading import CellState
-from thoughtwave.vision.tiles import TileReader
+from thoughtwave.vision.tiles import LIFTED_RELIEF_SHARE, TILE_RELIEF, TileReader
 
 
 def spot(grid: np.ndarray, x: float, y: float, strength: float, sigma: float) -> np.ndarray:
@@ -42,3 +46,35 @@ def test_an_evenly_over_exposed_board_still_reads():
     cells = TileReader().read(bright).cells()
     assert cells[Cell.parse("B2")].label() == "red new" and cells[Cell.parse("F7")].label() == "black sw"
     assert all(r.state is CellState.EMPTY for c, r in cells.items() if c not in tiles)
+
+
+def sheen(grid: np.ndarray, x: float, y: float, strength: float, sigma: float, light: float = 0.6) -> np.ndarray:
+    """``grid`` under a dimmer light (``light``) plus a lamp's sheen: specular light added in linear light, sRGB out."""
+    yy, xx = np.mgrid[0:grid.shape[0], 0:grid.shape[1]]
+    lin = LINEAR[grid] * light + (strength * np.exp(-((xx - x) ** 2 + (yy - y) ** 2) / (2 * sigma ** 2)))[..., None]
+    srgb = np.where(lin <= 0.0031308, 12.92 * lin, 1.055 * np.power(np.maximum(lin, 0), 1 / 2.4) - 0.055)
+    return np.clip(np.round(srgb * 255), 0, 255).astype(np.uint8)
+
+
+def test_a_sheen_leaves_a_tile_its_relief_in_linear_light_and_paper_little():
+    e5 = Cell.parse("E5")
+    cx, cy = centre(e5)
+    only = np.arange(100) == e5.index
+    for strength in (0.2, 0.4, 0.6):
+        paper, black, red = (darkest(sheen(grid_image(tiles), cx, cy, strength, 0.6 * P)) for tiles in (
+            {}, {e5: face(Colour.BLACK, "ns")}, {e5: face(Colour.RED, "new")}))
+        relief = [middle_relief(g, GridGeometry(), only)[2][e5.index] for g in (paper, black, red)]
+        tile = TILE_RELIEF * 0.6 * LINEAR[245]        # the diffuse light here: 0.6 of the printed paper's
+        assert relief[0] < LIFTED_RELIEF_SHARE * tile < 0.9 * tile < min(relief[1:]), (strength, relief)
+
+
+def test_paper_in_a_sheen_short_of_clipping_reads_empty_and_a_tile_there_still_reads():
+    e5 = Cell.parse("E5")
+    cx, cy = centre(e5)
+    reader = TileReader()
+    paper = sheen(grid_image({}), cx, cy, 0.2, 0.6 * P)
+    assert reader.read(paper).cells()[e5].state is CellState.EMPTY
+    assert reader.measures["glare"][e5.index] > reader.model.glare_max
+    for colour, arms in ((Colour.BLACK, "ns"), (Colour.RED, "new")):
+        tile = sheen(grid_image({e5: face(colour, arms)}), cx, cy, 0.2, 0.6 * P)
+        assert TileReader().read(tile).cells()[e5].label() == f"{colour.value} {arms}"

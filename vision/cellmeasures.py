@@ -5,6 +5,7 @@ each other (overlaps, footprints)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import cv2
@@ -177,11 +178,14 @@ def facing(cells: np.ndarray) -> np.ndarray:
 PLANE_SAMPLES = 6
 
 
+@lru_cache(maxsize=4)
 def _plane_projector(n: int) -> np.ndarray:
     """(n*n, n*n) the residual projection of a least-squares plane over an n x n grid of samples."""
     u, v = np.meshgrid(np.linspace(-1, 1, n), np.linspace(-1, 1, n))
     x = np.column_stack([np.ones(n * n), u.ravel(), v.ravel()])
-    return (np.eye(n * n) - x @ np.linalg.pinv(x)).astype(np.float32)
+    projector = (np.eye(n * n) - x @ np.linalg.pinv(x)).astype(np.float32)
+    projector.flags.writeable = False       # kept for the next call (a cache)
+    return projector
 
 
 _RESIDUAL = _plane_projector(PLANE_SAMPLES)
@@ -265,6 +269,48 @@ def middle_edge_unevenness(grid: np.ndarray, geometry: GridGeometry, cells: np.n
     left = np.take_along_axis(left, best[:, None, None].repeat(3, axis=1), axis=2)[..., 0]
     out[at_cells] = np.sqrt(np.maximum(left, 0.0) / (n * n)).max(axis=1)
     return out
+
+
+#: Box a cell's middle is smoothed over before ``middle_relief`` (shares of a cell: noise averages out, while a tile's
+#: hub, 0.42 of a cell across, and its dark body between hub and wave bands, about 0.17, keep their levels), and the
+#: share left out at each end of its range.
+RELIEF_BOX, RELIEF_QUANTILE = 0.16, 0.02
+
+
+def linear(level: np.ndarray | float) -> np.ndarray:
+    """Linear light (0..1) of grey levels (0..255, any float), by the sRGB curve."""
+    s = np.asarray(level, np.float64) / 255.0
+    return np.where(s <= 0.04045, s / 12.92, ((np.maximum(s, 0.0) + 0.055) / 1.055) ** 2.4)
+
+
+#: Each grey level's linear light (``linear``), for uint8 pictures.
+LINEAR = linear(np.arange(256)).astype(np.float32)
+
+
+def middle_relief(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray) -> tuple[np.ndarray, ...]:
+    """For the ``cells`` (100,) bool, of ``dark`` (the grid image's darkest channel, uint8) smoothed over a small box:
+    the dark and bright ends of each cell's middle (grey levels, robust quantiles) and its relief, how far the middle
+    ranges in linear light once the plane that fits it best is taken out (a sheen's slope across the cell). Other cells
+    get zeros. A sheen adds light: in linear light it leaves the difference between a tile's cream and its ink as the
+    diffuse light makes it, and a smooth sheen over paper adds little relief beyond its slope."""
+    p, m = geometry.px_per_cell, geometry.margin_px
+    lo, hi = int(round(MIDDLE[0] * p)), int(round(MIDDLE[1] * p))
+    n = hi - lo
+    k = max(3, int(round(RELIEF_BOX * p)) | 1)
+    smooth = cv2.blur(dark, (k, k))
+    out = np.zeros((3, 100), np.float32)
+    idx = np.flatnonzero(cells)
+    if idx.size == 0:
+        return out[0], out[1], out[2]
+    rows, cols = m + (idx // 10) * p + lo, m + (idx % 10) * p + lo
+    block = np.stack([smooth[r:r + n, c:c + n].ravel() for r, c in zip(rows, cols, strict=True)])  # (cells, n*n)
+    q = int(RELIEF_QUANTILE * n * n)
+    ordered = np.sort(block, axis=1)
+    light = LINEAR[block]
+    rest = np.sort(light @ _plane_projector(n).T, axis=1)
+    out[0, idx], out[1, idx] = ordered[:, q], ordered[:, n * n - 1 - q]
+    out[2, idx] = rest[:, n * n - 1 - q] - rest[:, q]
+    return out[0], out[1], out[2]
 
 
 #: Paper in shadow reads empty by its even middle only where its light (a share of the board's white) is below this ...

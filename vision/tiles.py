@@ -8,8 +8,10 @@ Everything is computed on whole arrays (the 100 cells at once); the steps are:
 2. Occupancy: the share of not-paper pixels (not light, or not colourless) in the middle of each cell; a tile covers
    the middle even when pushed 20% off centre and turned, and what a neighbour's tile (as read) pushes into the middle
    is discounted before a cell is called empty. No cell is called empty under glare (its white well above the white
-   around it, or its middle clipped white with no dark ink near). Two tiles read closer than real tiles can lie: the
-   one less like its ideal picture is doubt.
+   around it, or its middle clipped white with no dark ink near) unless it is paper by its relief: lifted to the
+   paper's level at its darkest, unclipped, yet ranging in linear light far less than a tile's cream over its ink
+   (a sheen adds light, so it keeps that difference). Two tiles read closer than real tiles can lie: the one less like
+   its ideal picture is doubt.
 3. Pose of each tile: its centre is where the cream hub sits among four dark diagonal patches (a box-filter template,
    argmax near the cell centre), its angle is the 4-fold symmetric mean of the edge directions (measured twice). A
    (32, 32) patch in each tile's own frame is resampled for all 100 cells in one remap.
@@ -31,7 +33,7 @@ import cv2
 import numpy as np
 
 from thoughtwave.engine.cells import CELLS
-from thoughtwave.vision.artwork import TILE, TileGeometry
+from thoughtwave.vision.artwork import BLACK_BGR, PAPER_BGR, RED_BGR, TILE, WAVE_BGR, TileGeometry
 from thoughtwave.vision.causes import (
     CLIPPED_LEVEL,
     DARK_PAPER,
@@ -45,13 +47,16 @@ from thoughtwave.vision.causes import (
 )
 from thoughtwave.vision.cellmeasures import (
     FLAT_LIGHT_MAX,
+    LINEAR,
     MIDDLE,
     beyond_edges,
     cell_shade,
     cell_shares,
     facing,
     footprints,
+    linear,
     middle_edge_unevenness,
+    middle_relief,
     middle_spread,
     middle_unevenness,
     overlapping,
@@ -97,6 +102,17 @@ LIGHT_ONLY_EMPTY = 0.6
 #: The paper white is at least this grey level in its brightest channel, the others in the board's hue (a floor on each
 #: alone turns dim paper orange: seed 97 frame 185, paper at 11-18 with the lamp in view, read as skin over three rows).
 WHITE_FLOOR = 16.0
+#: A tile's relief in the darkest channel, in linear light as a share of the paper's: its cream hub and wave over its
+#: ink (the darker of black and red), as printed (0.81). A sheen adds light alike to both, so it keeps this relief
+#: under the diffuse light that falls on the tile.
+TILE_RELIEF = float((LINEAR[min(WAVE_BGR)] - LINEAR[max(min(BLACK_BGR), min(RED_BGR))]) / LINEAR[min(PAPER_BGR)])
+#: A middle lifted to the paper's level is paper where its relief is under this share of a tile's at the board's paper
+#: light (which errs low: a quarter of the board's whites lie below it; visible tiles so lifted on the tuning sets
+#: pbr67-pbr101 measure 1.08 of it and more, empty cells in a sheen a median 0.22) ...
+LIFTED_RELIEF_SHARE = 1 / 3
+#: ... and its bright end below this grey level: the camera's tone curve is taken as sRGB's up to it (many cameras
+#: roll the last levels before clipping off, which would take a tile's cream toward its lifted ink).
+SHEEN_TOP = 235
 #: Share of dark ink no tile explains, just beyond a tile's side, that may be a hand's over the wave's end; share of
 #: hand-like pixels in either half of a side that may hide its wave (the second opinion may not call it blank).
 BEYOND_DARK, HAND_ON_SIDE = 0.5, 0.1
@@ -479,6 +495,20 @@ class TileReader:
                 by_light |= edged
             flat &= by_light
         empty |= flat
+        # In a lamp's sheen the division by the lifted white takes a tile's ink toward paper: neither its ink share nor
+        # the glare measure can tell, and paper at a sheen's edge, darker than the white beside it, shows as ink. But a
+        # sheen adds light (specular over diffuse, in linear light): a tile's cream stands above its ink by
+        # ``TILE_RELIEF`` of the diffuse light on it however bright the sheen, as long as neither clips. A middle
+        # lifted to the board's paper level or above at its darkest (a shadow dims a lamp's sheen with its light, so a
+        # tile there has the paper's light at least), colourless, unclipped and short of the tone curve's shoulder,
+        # whose relief beyond a plane (a sheen's slope) is a fraction of a tile's at that light, is paper.
+        lifted = (middle_other < 0.02) & (tinged == 0) & ~washed_out & (middle_washed == 0) & ~tile_ok & ~empty
+        if lifted.any():
+            level = self.paper_level()
+            dark_end, bright_end, relief = middle_relief(lowest, self.geometry, lifted)
+            lifted &= ((dark_end >= level) & (bright_end < SHEEN_TOP)
+                       & (relief < LIFTED_RELIEF_SHARE * TILE_RELIEF * float(linear(level))))
+            empty |= lifted
         state = np.where(tile_ok, 1, np.where(empty & ~occluded, 0, 2))
         # A pose that may be off by a fifth of a cell puts an arm's inner half on the hub: no tile is read there.
         # An empty cell keeps a misplaced tile's ink in its middle up to half a cell off.
@@ -487,7 +517,8 @@ class TileReader:
         state[misplaced | overlaid | shadowed] = 2
         # A network that sees the whole cell may read what the rules leave unreadable, if sure and not against what they
         # saw; it may find cells they read covered (``vision.second.amend``) where they see a hand, and any they read
-        # paper by its light alone: pale skin in warm light, or dim and noisy, shows too little colour to tell from it.
+        # paper by its light alone (its shape, or its relief in a sheen): pale skin in warm light, or dim and noisy,
+        # shows too little colour to tell from it.
         # No tile where a hand shows on a side: skin over a blank side is light like a wave's cream, and over a wave
         # it may hide its end (seed 101 frame 192 G7, a red ew under a hand's edge, read "red new" by the network).
         tile_may = ~overlaid & ~suspect.any(axis=1) & ~hand_on.any(axis=1)
@@ -502,7 +533,7 @@ class TileReader:
             if sharp.width > DOT_FADE * self.sampling.tile.dot_diameter * self.tile_px:
                 dots_deny &= ~faded
         wanted = np.ones(100, bool) if wanted is None else wanted
-        asked = (occluded.any() | flat) & wanted
+        asked = (occluded.any() | flat | lifted) & wanted
         second, covered = (amend(self.second, norm, self.geometry, state, arms, red, ~misplaced & wanted, np.stack([
             ~glare_seen & ~washed_out & (glare.ravel() < mdl.glare_max) & (middle_washed == 0),
             tile_may & ~(hue_sure & ~hue_red) & ~(dots_black & dots_deny),
@@ -511,7 +542,8 @@ class TileReader:
             if self.second is not None else (np.zeros(100, bool),) * 2)
         occluded |= covered
         edged &= (state == 2) & ~covered    # now: the cells it did not see clear of a hand
-        empty_conf = np.where(flat, LIGHT_ONLY_EMPTY, np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
+        empty_conf = np.where(flat | lifted, LIGHT_ONLY_EMPTY,
+                              np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
         tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
                                                1 - residual / mdl.residual_max]), 0, 1)
         confidence = np.where(second, SECOND_CONFIDENCE,
