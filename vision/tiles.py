@@ -103,8 +103,8 @@ LIGHT_ONLY_EMPTY = 0.6
 #: alone turns dim paper orange: seed 97 frame 185, paper at 11-18 with the lamp in view, read as skin over three rows).
 WHITE_FLOOR = 16.0
 #: A tile's relief in the darkest channel, in linear light as a share of the paper's: its cream hub and wave over its
-#: ink (the darker of black and red), as printed (0.81). A sheen adds light alike to both, so it keeps this relief
-#: under the diffuse light that falls on the tile.
+#: ink (of black and red, the one whose darkest channel is lighter: the smaller relief), as printed (0.81). A sheen
+#: adds light alike to both, so it keeps this relief under the diffuse light that falls on the tile.
 TILE_RELIEF = float((LINEAR[min(WAVE_BGR)] - LINEAR[max(min(BLACK_BGR), min(RED_BGR))]) / LINEAR[min(PAPER_BGR)])
 #: A middle lifted to the paper's level is paper where its relief is under this share of a tile's at the board's paper
 #: light (which errs low: a quarter of the board's whites lie below it; visible tiles so lifted on the tuning sets
