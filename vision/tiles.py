@@ -41,6 +41,7 @@ from thoughtwave.vision.causes import (
     SHADOW_LIGHT,
     SOFT_SPREAD,
     CellLight,
+    Sharpness,
     blur_cause,
     explain,
     sharpness,
@@ -378,12 +379,18 @@ class TileReader:
         dot_kept = kept[:, [col[f"dot_{k}"] for k in corners]] & kept[:, [col[f"ring_{k}"] for k in corners]]
         # Blur leaves a small dot a fraction of its contrast; the mean of those seen is steadier than any one.
         dots = np.where(dot_kept, dot_levels, 0.0).sum(axis=1) / np.maximum(dot_kept.sum(axis=1), 1)
-        seen_blur = []          # the picture's sharpness, once measured
+        seen_blur: list[Sharpness] = []     # the picture's sharpness, measured once, when first asked for
 
-        def blurred() -> bool:
+        def measured() -> Sharpness:
             if not seen_blur:
                 seen_blur.append(sharpness(grid))
-            return moved or blur_cause(seen_blur[0], self.geometry.px_per_cell, sharp_reference) is not None
+            return seen_blur[0]
+
+        def blurred() -> bool:
+            return moved or blur_cause(measured(), self.geometry.px_per_cell, sharp_reference) is not None
+
+        def dots_fade() -> bool:         # edges wider than a corner dot: blur takes its contrast evenly
+            return measured().width > DOT_FADE * self.sampling.tile.dot_diameter * self.tile_px
 
         arms, arm_margin = read_arms(arm_levels, arm_kept, glare_seen | (glare.ravel() > mdl.glare_max), mdl.arm_margin,
                                      blurred)
@@ -431,13 +438,10 @@ class TileReader:
         occupied = middle_body > mdl.occupied_min
         shaped = (occupied & centred & ~occluded & (contrast > mdl.hub_contrast_min) & (arms > 0)
                   & (arm_margin > mdl.arm_margin) & ~dim_blank & (residual < mdl.residual_max))
-        sharp = seen_blur[0] if seen_blur else None
-        if (red_by_hue & shaped & hue_sure).any():
-            # Red from the body alone only where the picture is blurred enough to fade a dot: edges wider than
-            # the dot. In a sharp picture a red tile without its dots is a misprint or something over it.
-            sharp = sharp or sharpness(grid)
-            if sharp.width <= DOT_FADE * self.sampling.tile.dot_diameter * self.tile_px:
-                red_by_hue[:] = False
+        # Red from the body alone only where the picture is blurred enough to fade a dot: edges wider than the dot. In
+        # a sharp picture a red tile without its dots is a misprint or something over it.
+        if (red_by_hue & shaped & hue_sure).any() and not dots_fade():
+            red_by_hue[:] = False
         colour_ok = hue_sure & ((hue_red & (dots_red | red_by_hue)) | black_ok)
         tile_ok = shaped & colour_ok
         crowded = overlapping(tile_ok, cx, cy, residual, self.tile_px)
@@ -527,11 +531,9 @@ class TileReader:
         # a black tile's corners at 0.64 of its hub; ten red tiles' dots under 0.035 on seeds 97-67): they deny the
         # network no colour there. The body's hue still does (shade takes red toward black, never black toward red).
         dots_deny = (light >= SHADOW_LIGHT) & (evenness >= SHADOW_EDGE)
-        if (dots_deny & faded & dots_black).any():
-            # Nor do dots faded by blur wider than a dot (as for the rules' own red by hue alone).
-            sharp = sharp or sharpness(grid)
-            if sharp.width > DOT_FADE * self.sampling.tile.dot_diameter * self.tile_px:
-                dots_deny &= ~faded
+        # Nor do dots faded by blur wider than a dot (as for the rules' own red by hue alone).
+        if (dots_deny & faded & dots_black).any() and dots_fade():
+            dots_deny &= ~faded
         wanted = np.ones(100, bool) if wanted is None else wanted
         asked = (occluded.any() | flat | lifted) & wanted
         second, covered = (amend(self.second, norm, self.geometry, state, arms, red, ~misplaced & wanted, np.stack([
@@ -564,13 +566,13 @@ class TileReader:
                               np.stack([cx, cy], axis=-1), angle, why, self.paper_white)
         if why:
             # Hands, glare, shadow, then measured motion (it smears every cell) or size; sharpness only if cells remain.
-            readout.causes, measured = explain(
+            readout.causes, _ = explain(
                 state == 2, occluded, glare.ravel(), self.cell_light(grid), glare_max=mdl.glare_max, cell_px=cell_px,
-                moved=moved, measure=lambda: sharp or sharpness(grid), px_per_cell=self.geometry.px_per_cell,
+                moved=moved, measure=measured, px_per_cell=self.geometry.px_per_cell,
                 reference=sharp_reference, plain=(spreads < SOFT_SPREAD) & (tinged == 0), unplaced=misplaced,
                 overlaid=overlaid, shadowed=shadowed)
-            measured = measured or sharp            # measured here or above: the recogniser need not again
-            readout.sharpness = measured.width if measured is not None else None
+            # Measured here or above: the recogniser need not again.
+            readout.sharpness = seen_blur[0].width if seen_blur else None
         return readout
 
     def paper_level(self) -> float:
