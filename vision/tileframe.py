@@ -244,7 +244,17 @@ def in_tile_frames(image: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.
     n = np.size(cx)
     cos, sin = np.cos(angle).reshape(n, 1), np.sin(angle).reshape(n, 1)
     du, dv = np.ravel(u)[None, :], np.ravel(v)[None, :]
-    map_x = (np.reshape(cx, (n, 1)) + du * cos - dv * sin).astype(np.float32)
-    map_y = (np.reshape(cy, (n, 1)) + du * sin + dv * cos).astype(np.float32)
+    cx, cy = np.reshape(cx, (n, 1)), np.reshape(cy, (n, 1))
+    if all(a.dtype == np.float32 for a in (cx, cy, cos, du, dv)):
+        # All float32 (the reader's patches): the same sums in the same order, in place (half the time).
+        map_x, turned = du * cos, dv * sin
+        map_x += cx
+        map_x -= turned
+        map_y = np.multiply(du, sin, out=turned)
+        map_y += cy
+        map_y += dv * cos
+    else:
+        map_x = (cx + du * cos - dv * sin).astype(np.float32)
+        map_y = (cy + du * sin + dv * cos).astype(np.float32)
     out = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return out.reshape(n, *np.shape(u), -1)

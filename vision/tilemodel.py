@@ -93,21 +93,24 @@ class TileReadout:
     def cells(self) -> dict[Cell, CellReading]:
         """All 100 cells as ``CellReading``s."""
         out: dict[Cell, CellReading] = {}
+        # As Python lists: the same numbers (a float32 confidence made a float alike), without a numpy lookup a cell.
+        state, red, arms, confidence = (a.tolist() for a in (self.state, self.red, self.arms, self.confidence))
         for cell in CELLS:
             r, c = cell.row, cell.col
-            conf = float(self.confidence[r, c])
-            if self.state[r, c] == 0:
+            conf = float(confidence[r][c])
+            if state[r][c] == 0:
                 out[cell] = CellReading.empty(conf)
-            elif self.state[r, c] == 1:
-                colour = Colour.RED if self.red[r, c] else Colour.BLACK
-                out[cell] = CellReading.tile(colour, Piece(int(self.arms[r, c])), conf)
+            elif state[r][c] == 1:
+                colour = Colour.RED if red[r][c] else Colour.BLACK
+                out[cell] = CellReading.tile(colour, Piece(int(arms[r][c])), conf)
             else:
                 out[cell] = CellReading.unreadable(conf)
         return out
 
     def board_reading(self, ms: float = 0.0) -> BoardReading:
         """The ``BoardReading`` for a found board."""
-        occluded = frozenset(c for c in CELLS if self.occluded[c.row, c.col])
+        covered = self.occluded.tolist()
+        occluded = frozenset(c for c in CELLS if covered[c.row][c.col])
         return BoardReading(True, self.cells(), occluded=bool(occluded), occluded_cells=occluded, ms=ms,
                             causes=dict(self.causes))
 
