@@ -58,9 +58,14 @@ def features(norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarr
     ``REACH`` of a cell around its middle, scaled so its own light (the 90th percentile of its brightness) is 1."""
     crop = int(round(REACH * px_per_cell))
     pad = (crop - px_per_cell) // 2
-    padded = cv2.copyMakeBorder(norm, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
     rows, cols = np.divmod(np.asarray(cells, np.int64), 10)
     y, x = margin_px + rows * px_per_cell, margin_px + cols * px_per_cell
+    if pad <= margin_px and pad % 2 == 0:
+        # Every cell's view lies inside the grid image (its margin is wider than the reach): no border to add, the
+        # views taken where they are (the same samples; even, so the halved picture's 2 x 2 blocks are the same too).
+        padded, y, x = norm, y - pad, x - pad
+    else:
+        padded = cv2.copyMakeBorder(norm, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
     # Rounded through float16 as in training (``bench/second_opinion.py`` makes its samples here).
     if len(cells) > HALVED_FROM and crop == 2 * SIDE and margin_px % 2 == 0 and px_per_cell % 2 == 0:
         # Many cells: the picture halved once (area averaging of 2 x 2 blocks on even places, as for each crop), and
@@ -111,7 +116,7 @@ class SecondOpinion:
             if n < len(weights) - 1:
                 np.maximum(x, 0.0, out=x)
         p = 1.0 / (1.0 + np.exp(-np.clip(x, -60.0, 60.0)))
-        p[:, 2:6] = np.roll(p[:, 2:6], -k, axis=1)
+        p[:, 2:6] = p[:, 2 + (np.arange(4) + k) % 4]         # np.roll(p[:, 2:6], -k, axis=1), the same numbers
         return p
 
     def probabilities(self, samples: np.ndarray) -> np.ndarray:
