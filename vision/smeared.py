@@ -84,9 +84,10 @@ def deblurred_frame(frame: np.ndarray, motion: Motion, box: Box,
     (each deconvolved in its second: the blur's reach around it, so the reflected border rings outside what is kept)."""
     out = frame.copy()
     if parts is not None and sum(_area(outer) for _, outer in parts) < PARTS_SHARE * _area(box):
+        inverses: dict[tuple[int, int], np.ndarray] = {}    # the blur's inverse by padded size: crops share a few
         for (x0, y0, x1, y1), (u0, v0, u1, v1) in parts:
             if x1 - x0 >= 8 and y1 - y0 >= 8:
-                sharper = deblurred_colour(frame[v0:v1, u0:u1], motion)
+                sharper = deblurred_colour(frame[v0:v1, u0:u1], motion, inverses=inverses)
                 out[y0:y1, x0:x1] = sharper[y0 - v0:y1 - v0, x0 - u0:x1 - u0]
         return out
     x0, y0, x1, y1 = box
