@@ -18,6 +18,7 @@ from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.reading import CellState
 from thoughtwave.vision.recognizer import Recognizer
 from thoughtwave.vision.second import (
+    BLANK_CONFIRM,
     COVERED_MAX,
     COVERED_SURE,
     HALVED_FROM,
@@ -187,6 +188,27 @@ def test_a_doubted_reading_of_the_rules_stands_only_where_the_network_sees_the_c
                            may_be, False, no_side, no_side, doubted)
     assert state[:4].tolist() == [0, 2, 0, 0] and state[5] == 2
     assert not covered.any() and not taken.any()  # made unreadable, not said covered
+
+
+def test_a_side_is_blank_to_the_network_only_where_no_view_gives_it_a_wave():
+    frame, _ = render(Scene.random(57, level="mild", hand=True))
+    recognizer = Recognizer()
+    recognizer.read(frame)
+    norm, _ = recognizer.reader.normalise(recognizer.finder.warp(frame, recognizer.pose))
+    geometry, cells = recognizer.finder.geometry, np.arange(100)
+    opinion = second_opinion()
+    waves = opinion.probabilities(features(norm, geometry.px_per_cell, geometry.margin_px, cells))[..., 2:6]
+    said = []
+    for side in range(4):
+        sides = np.zeros((100, 4), bool)
+        sides[:, side] = True
+        blank = opinion.blank(norm, geometry.px_per_cell, geometry.margin_px, cells, sides)
+        assert np.array_equal(blank, waves[..., side].max(axis=0) < BLANK_CONFIRM)
+        said.append(blank)
+    assert np.any(said) and not np.all(said)
+    both = np.zeros((100, 4), bool)
+    both[:, [1, 3]] = True                         # east and west at once: each must be blank
+    assert np.array_equal(opinion.blank(norm, geometry.px_per_cell, geometry.margin_px, cells, both), said[1] & said[3])
 
 
 def test_every_view_must_see_a_cell_clear_of_cover_for_it_to_be_uncovered():

@@ -22,7 +22,9 @@ Everything is computed on whole arrays (the 100 cells at once); the steps are:
 5. Occlusion: pixels that are neither paper/cream nor tile inks (a hand), in blobs wider than a blurred edge, make a
    cell unreadable and mark it occluded; so does a pose that may misplace the cell, unexplained dark just beyond
    a blank side of a tile beside a hand (a finger over its wave), and a blank side that may be a wave's end in a
-   shadow (on a red tile, one showing no red; on any, one lighter than the ink beside it with dark beyond it).
+   shadow (on a red tile, one showing no red; on any, one lighter than the ink beside it with dark beyond it). A blank
+   side with such dark beyond it facing a cell left unreadable (a pale finger shows no hand, but leaves that) stands
+   only where the second opinion (step 6) reads it blank too.
 6. A second opinion: a cell left unreadable is read by a small network that sees the whole cell, when it is sure
    (``vision.second``); otherwise it stays unreadable and its cause is named (``vision.causes``).
 """
@@ -558,6 +560,20 @@ class TileReader:
             asked, hand_on | (arm_kept[:, 1] & (arm_levels[:, 1] > 0.5 + mdl.arm_margin / 2)), pale, edged)
             if self.second is not None else (np.zeros(100, bool),) * 2)
         occluded |= covered
+        # A pale finger shows no hand-like pixel, yet what it covers beside a tile is left unreadable, and its dark side
+        # or shadow over a wave's end is dark like the tile's ink (seed 103 frame 126 B4, a black nw read "black n", its
+        # west wave under a finger's dark edge). A blank side the rules read with dark no tile explains beyond it,
+        # facing a cell left unreadable (by the second opinion too: a cell it reads surely and sees uncovered hides no
+        # finger), stands only where the second opinion, seeing the whole cell and what lies beyond it, reads it blank
+        # too, as surely as it must to read it so itself (``vision.second.BLANK_CONFIRM``). (The rules alone, with no
+        # second opinion, read as before: what the network adds to them stays apart.)
+        hidden_end = ((state == 1) & ~second & wanted)[:, None] & blank & beyond & facing(state == 2)
+        if self.second is not None and hidden_end.any():
+            ends = np.flatnonzero(hidden_end.any(axis=1))
+            seen_blank = self.second.blank(norm, self.geometry.px_per_cell, self.geometry.margin_px, ends,
+                                           hidden_end[ends])
+            state[ends[~seen_blank]] = 2
+        hidden_end = hidden_end.any(axis=1) & (state == 2)      # now: the tiles whose blank sides it did not confirm
         edged &= (state == 2) & ~covered    # now: the cells it did not see clear of a hand
         empty_conf = np.where(flat | lifted, LIGHT_ONLY_EMPTY,
                               np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
@@ -572,6 +588,7 @@ class TileReader:
                           if misplaced[i] else "a hand beside it may cover the end of a wave" if overlaid[i] else
                           "the end of a wave is in a shadow" if shadowed[i] else
                           "its light is paper's across a shadow's edge, but a hand's edge may look so" if edged[i] else
+                          "something beside it may cover the end of a wave" if hidden_end[i] else
                           "it overlaps a neighbouring tile as read" if crowded[i] else
                           WASHED_OUT if washed_out[i] else
                           why_unread(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual,
