@@ -85,6 +85,31 @@ def lens_of(profile: dict) -> tuple[np.ndarray, np.ndarray] | None:
     return k, dist
 
 
+#: Where the paper around a marker is sampled: half a module (a sixth of its side) outside each of its sides.
+_QUIET_RING = np.concatenate([
+    np.column_stack([np.linspace(0.0, 1.0, 16), np.full(16, v)]) for v in (-1 / 12, 13 / 12)] + [
+    np.column_stack([np.full(16, u), np.linspace(0.0, 1.0, 16)]) for u in (-1 / 12, 13 / 12)]).astype(np.float32)
+
+
+def marker_paper(frame: np.ndarray, corners: dict[int, np.ndarray]) -> np.ndarray | None:
+    """The paper white around the markers decoded in ``frame`` (their corners in frame px, as the finder gives them):
+    the median colour (BGR) of the quiet zone around each, of the one most brightly lit; None without a marker. The
+    quiet zone is the board's printed paper by construction, so this is paper however much of the board is hidden."""
+    best: np.ndarray | None = None
+    h, w = frame.shape[:2]
+    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+    for quad in corners.values():
+        to_frame = cv2.getPerspectiveTransform(unit, np.asarray(quad, np.float32).reshape(4, 2))
+        at = np.rint(cv2.perspectiveTransform(_QUIET_RING[None], to_frame)[0]).astype(int)
+        inside = (at[:, 0] >= 0) & (at[:, 0] < w) & (at[:, 1] >= 0) & (at[:, 1] < h)
+        if inside.sum() < len(at) // 2:
+            continue
+        white = np.median(frame[at[inside, 1], at[inside, 0]].astype(np.float32), axis=0)
+        if best is None or white.mean() > best.mean():
+            best = white
+    return best
+
+
 @functools.cache
 def _blas() -> ThreadpoolController:
     """numpy's BLAS, held to one thread while a frame is read: its products here are small (the second opinion's, the
@@ -170,7 +195,7 @@ class Recognizer:
                 grid = self.finder.warp(frame, found.pose)
                 cell_px, doubt = self._cell_px(found.pose), self._cell_doubt(found.pose)
                 readout = self.reader.read(grid, cell_px, self.sharp_reference, moved=found.motion is not None,
-                                           doubt=doubt)
+                                           doubt=doubt, marker_paper=marker_paper(frame, found.marker_corners))
                 self._keep_sharpness(grid, readout)
                 in_doubt = self._misplaced_by_motion(found.pose, readout, doubt, frame.shape)
                 if in_doubt:
@@ -261,7 +286,7 @@ class Recognizer:
         found = replace(found, pose=pose, motion=motion, marker_corners=markers, markers_seen=tuple(sorted(markers)))
         cell_px, doubt = self._cell_px(pose), self._cell_doubt(pose)
         readout = self.reader.read(self.finder.warp(frame, pose), cell_px, self.sharp_reference, moved=True,
-                                   doubt=doubt)
+                                   doubt=doubt, marker_paper=marker_paper(frame, markers))
         return found, readout, cell_px, doubt
 
     def _read_deblurred(self, frame: np.ndarray, found: FinderResult, readout: TileReadout, cell_px: np.ndarray,
@@ -285,7 +310,8 @@ class Recognizer:
         # Deconvolved with an estimate, the picture keeps some of the blur: read as blurred (``moved``).
         wanted = np.zeros(len(CELLS), bool)
         wanted[cells] = True
-        take_sharper(readout, self.reader.read(sharper, cell_px, doubt=doubt, moved=True, wanted=wanted), cells)
+        take_sharper(readout, self.reader.read(sharper, cell_px, doubt=doubt, moved=True, wanted=wanted,
+                                               marker_paper=marker_paper(frame, found.marker_corners)), cells)
 
     def _cell_doubt(self, pose: BoardPose) -> np.ndarray:
         """(100,) how far the pose may misplace each cell, in cells (worked out once a pose: a steady board keeps

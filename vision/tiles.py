@@ -5,6 +5,8 @@ Everything is computed on whole arrays (the 100 cells at once); the steps are:
 1. Light: each pixel is divided by a local paper-white estimate (a max filter over a cell, which always holds paper
    or a tile's cream hub or wave), so uneven light, narrow shadows and colour casts drop out. A local white far from
    the board's median white in brightness or hue (a hand has no paper in reach) is replaced by the paper white near.
+   A median white far above the paper around the markers decoded is a lamp in view, not paper: their paper is taken
+   instead, and cells lit far beyond it are unreadable.
 2. Occupancy: the share of not-paper pixels (not light, or not colourless) in the middle of each cell; a tile covers
    the middle even when pushed 20% off centre and turned, and what a neighbour's tile (as read) pushes into the middle
    is discounted before a cell is called empty. No cell is called empty under glare (its white well above the white
@@ -102,6 +104,11 @@ WASHED_REGION, WASHED_BEYOND_HUB = 0.6, 0.25
 POSE_DOUBT_TILE, POSE_DOUBT_ANY = 0.2, 0.5
 #: The confidence of a cell read empty by the shape of its light alone (``paper_by_its_light``), not as clean paper.
 LIGHT_ONLY_EMPTY = 0.6
+#: The board's paper white (the median of its local whites) is taken as the paper's only within this factor (grey
+#: levels, mean of the channels) of the paper around the markers decoded in the frame, the same printed paper under the
+#: same lights: a lamp's sphere hung between camera and board over most of it is the median instead (seed 103 frame 26:
+#: 12.5 times the markers' paper, 70% of the board hidden; 1,190 other frames of seeds 67-103 measure 0.58-1.23).
+MARKER_PAPER_RATIO = 3.0
 #: The paper white is at least this grey level in its brightest channel, the others in the board's hue (a floor on each
 #: alone turns dim paper orange: seed 97 frame 185, paper at 11-18 with the lamp in view, read as skin over three rows).
 WHITE_FLOOR = 16.0
@@ -144,6 +151,7 @@ class TileReader:
         self.second = second or second_opinion()
         self.sampling: TileSampling = sampling(tile)
         self.measures: dict[str, np.ndarray] = {}
+        self.beyond_paper: np.ndarray | None = None      # set by ``normalise``
         p = self.geometry.px_per_cell
         self.tile_px = tile.size * p
         # A finger is most of a cell wide; the blurred rim of a wave is a few pixels.
@@ -157,9 +165,10 @@ class TileReader:
         self._cx, self._cy = np.meshgrid(m + (idx + 0.5) * p - 0.5, m + (idx + 0.5) * p - 0.5)
 
     # Step 1 --------------------------------------------------------------------------------------
-    def normalise(self, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def normalise(self, grid: np.ndarray, marker_paper: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The grid image divided by a local paper-white estimate (paper and cream ~1, float32), and
-        per cell how much brighter its white is than the board's white around it (glare: > 1)."""
+        per cell how much brighter its white is than the board's white around it (glare: > 1). ``marker_paper`` (BGR):
+        the paper around the markers decoded in the frame, if measured (``vision.recognizer.marker_paper``)."""
         p = self.geometry.px_per_cell
         small = cv2.resize(grid, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
         k = max(3, int(round(1.0 * p / 4)) | 1)
@@ -169,6 +178,12 @@ class TileReader:
         # warm lamp on the other), so a local white much darker or brighter than the board's median white, or of
         # another hue than the smooth field of hues around it, is replaced by the paper white around it.
         median = np.median(white.reshape(-1, 3), axis=0) + 1.0
+        anchored = False
+        if marker_paper is not None and median.mean() > MARKER_PAPER_RATIO * (float(np.mean(marker_paper)) + 1.0):
+            # Far brighter than the paper at every marker seen: not the board's paper but something bright over most of
+            # it (a lamp in view). The markers' paper is the board's white then, and the bright thing no paper (its
+            # local white is far above it: replaced below by the paper white near, so it reads as no paper at all).
+            median, anchored = np.asarray(marker_paper, np.float64) + 1.0, True
         self.paper_white = median - 1.0
         ratio = white / median
         # The mean of the three channels, summed in the order ``mean`` sums them (the same float32 numbers, faster).
@@ -196,6 +211,9 @@ class TileReader:
         centres = (m + (np.arange(10) + 0.5) * q).astype(int)
         at = np.ix_(centres, centres)
         glare = bright[at].astype(np.float32) / np.maximum(around[np.ix_(centres // 2, centres // 2)], 16)
+        # (100,) cells lit far beyond the markers' paper (their white that many times theirs) where the board's white
+        # was taken from the markers: no paper is lit so, so nothing of the board shows there (None: its own white).
+        self.beyond_paper = (luma[at] > MARKER_PAPER_RATIO).ravel() if anchored else None
         white = cv2.GaussianBlur(white, (0, 0), p / 8)
         white = cv2.resize(white, (grid.shape[1], grid.shape[0]), interpolation=cv2.INTER_LINEAR)
         floor = (WHITE_FLOOR * median / median.max()).astype(np.float32)
@@ -306,15 +324,17 @@ class TileReader:
     # Step 4 --------------------------------------------------------------------------------------
     def read(self, grid: np.ndarray, cell_px: np.ndarray | None = None,
              sharp_reference: float | None = None, moved: bool = False,
-             doubt: np.ndarray | None = None, wanted: np.ndarray | None = None) -> TileReadout:
+             doubt: np.ndarray | None = None, wanted: np.ndarray | None = None,
+             marker_paper: np.ndarray | None = None) -> TileReadout:
         """Read all 100 cells of a grid image (BGR uint8, ``geometry.size`` square); ``wanted`` (100,) bool: the cells
         whose readings are used (the second opinion, per cell, is asked about no other).
 
         For the causes of unreadable cells (``TileReadout.causes``): ``cell_px`` each cell's width in the picture
         (by ``Cell.index``), ``sharp_reference`` recent sharp frames' edge width, ``moved`` the finder saw motion.
-        ``doubt`` (100,): how far the board's pose may misplace each cell, in cells (``BoardFinder.cell_doubt``)."""
+        ``doubt`` (100,): how far the board's pose may misplace each cell, in cells (``BoardFinder.cell_doubt``).
+        ``marker_paper`` (BGR): the paper around the markers decoded in the frame (``normalise``)."""
         mdl = self.model
-        norm, glare = self.normalise(grid)
+        norm, glare = self.normalise(grid, marker_paper)
         cream, redness, not_paper, other = self.classes(norm)
 
         middle_body = cell_shares(not_paper, self.geometry, *MIDDLE)
@@ -451,7 +471,11 @@ class TileReader:
         blank_level = np.where(blank, half, -np.inf).max(axis=1)
         dim_blank = shaded & (blank_level > mdl.blank_in_shade_max)
 
-        occluded = (cell_other > mdl.other_max).ravel()
+        # Lit far beyond the markers' paper (a lamp's sphere in view): no tile, no paper and no hand shows there. Such a
+        # cell is unreadable, not occluded (a lamp stays: the stabiliser takes the board around it once it has waited
+        # out a hand), and ``vision.causes`` names its light, far above the paper's, glare.
+        lit_beyond = self.beyond_paper if self.beyond_paper is not None else np.zeros(100, bool)
+        occluded = (cell_other > mdl.other_max).ravel() & ~lit_beyond
         occupied = middle_body > mdl.occupied_min
         shaped = (occupied & centred & ~occluded & (contrast > mdl.hub_contrast_min) & (arms > 0)
                   & (arm_margin > mdl.arm_margin) & ~dim_blank & (residual < mdl.residual_max))
@@ -460,7 +484,7 @@ class TileReader:
         if (red_by_hue & shaped & hue_sure).any() and not dots_fade():
             red_by_hue[:] = False
         colour_ok = hue_sure & ((hue_red & (dots_red | red_by_hue)) | black_ok)
-        tile_ok = shaped & colour_ok
+        tile_ok = shaped & colour_ok & ~lit_beyond
         crowded = overlapping(tile_ok, cx, cy, residual, self.tile_px)
         tile_ok &= ~crowded
         # A neighbour pushed and turned reaches into a cell's middle: what its outline (as read) explains is not ink.
@@ -530,7 +554,7 @@ class TileReader:
             lifted &= ((dark_end >= level) & (bright_end < SHEEN_TOP)
                        & (relief < LIFTED_RELIEF_SHARE * TILE_RELIEF * float(linear(level))))
             empty |= lifted
-        state = np.where(tile_ok, 1, np.where(empty & ~occluded, 0, 2))
+        state = np.where(tile_ok, 1, np.where(empty & ~occluded & ~lit_beyond, 0, 2))
         # A pose that may be off by a fifth of a cell puts an arm's inner half on the hub: no tile is read there.
         # An empty cell keeps a misplaced tile's ink in its middle up to half a cell off.
         doubt = np.zeros(100) if doubt is None else np.asarray(doubt, np.float64).ravel()
@@ -553,7 +577,8 @@ class TileReader:
             dots_deny &= ~faded
         wanted = np.ones(100, bool) if wanted is None else wanted
         asked = (occluded.any() | flat | lifted) & wanted
-        second, covered = (amend(self.second, norm, self.geometry, state, arms, red, ~misplaced & wanted, np.stack([
+        eligible = ~misplaced & ~lit_beyond & wanted
+        second, covered = (amend(self.second, norm, self.geometry, state, arms, red, eligible, np.stack([
             ~glare_seen & ~washed_out & (glare.ravel() < mdl.glare_max) & (middle_washed == 0),
             tile_may & ~(hue_sure & ~hue_red) & ~(dots_black & dots_deny),
             tile_may & ~(hue_sure & hue_red) & ~(dots_red & dots_deny)]),
@@ -585,7 +610,8 @@ class TileReader:
                          "contrast": contrast, "middle": middle_body, "other": cell_other, "glare": glare.ravel(),
                          "spread": spreads, "arm_margin": arm_margin, "dot_mean": dots, "arm_bits": arms}
         why = {CELLS[i]: ("where the board lies is uncertain here: too few of its markers were seen sharply"
-                          if misplaced[i] else "a hand beside it may cover the end of a wave" if overlaid[i] else
+                          if misplaced[i] else "it is lit far beyond the paper around the markers: a lamp hangs in view"
+                          if lit_beyond[i] else "a hand beside it may cover the end of a wave" if overlaid[i] else
                           "the end of a wave is in a shadow" if shadowed[i] else
                           "its light is paper's across a shadow's edge, but a hand's edge may look so" if edged[i] else
                           "something beside it may cover the end of a wave" if hidden_end[i] else
