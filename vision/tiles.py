@@ -13,7 +13,9 @@ Everything is computed on whole arrays (the 100 cells at once); the steps are:
    around it, or its middle clipped white with no dark ink near) unless it is paper by its relief: lifted to the
    paper's level at its darkest, unclipped, yet ranging in linear light far less than a tile's cream over its ink
    (a sheen adds light, so it keeps that difference). Two tiles read closer than real tiles can lie: the one less like
-   its ideal picture is doubt.
+   its ideal picture is doubt. A cell read as clean paper whose borders show none of the printed grid lines the board
+   shows elsewhere is paper by its light alone (``vision.gridlines``: a pale hand over a tile), too unsure to take a
+   tile off.
 3. Pose of each tile: its centre is where the cream hub sits among four dark diagonal patches (a box-filter template,
    argmax near the cell centre), its angle is the 4-fold symmetric mean of the edge directions (measured twice). A
    (32, 32) patch in each tile's own frame is resampled for all 100 cells in one remap.
@@ -70,6 +72,7 @@ from thoughtwave.vision.cellmeasures import (
 )
 from thoughtwave.vision.channels import brightest, darkest, hue_field
 from thoughtwave.vision.finder import GridGeometry
+from thoughtwave.vision.gridlines import unlined
 from thoughtwave.vision.second import SECOND_CONFIDENCE, SecondOpinion, amend, second_opinion
 from thoughtwave.vision.tileframe import (
     ANGLE_EXTENT,
@@ -602,13 +605,21 @@ class TileReader:
         edged &= (state == 2) & ~covered    # now: the cells it did not see clear of a hand
         empty_conf = np.where(flat | lifted, LIGHT_ONLY_EMPTY,
                               np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
+        # Paper shows the printed grid line at its borders with other paper: a cell read as clean paper that shows none
+        # where the board's lines stand clear of the noise is paper by its light alone (a hand of pale skin over a tile
+        # reads clean), too unsure to take a tile off (``vision.gridlines``).
+        lines = np.full(100, np.nan)
+        if ((state == 0) & ~second & (empty_conf > LIGHT_ONLY_EMPTY)).any():
+            no_line, lines = unlined(grid, self.geometry, state == 0)
+            empty_conf = np.where(no_line, np.minimum(empty_conf, LIGHT_ONLY_EMPTY), empty_conf)
         tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
                                                1 - residual / mdl.residual_max]), 0, 1)
         confidence = np.where(second, SECOND_CONFIDENCE,
                               np.where(state == 0, empty_conf, np.where(state == 1, 0.5 + 0.5 * tile_conf, 0.0)))
         self.measures = {"body_red": body_red, "dots": dot_levels, "arms": arm_levels, "residual": residual,
                          "contrast": contrast, "middle": middle_body, "other": cell_other, "glare": glare.ravel(),
-                         "spread": spreads, "arm_margin": arm_margin, "dot_mean": dots, "arm_bits": arms}
+                         "spread": spreads, "arm_margin": arm_margin, "dot_mean": dots, "arm_bits": arms,
+                         "lines": lines}
         why = {CELLS[i]: ("where the board lies is uncertain here: too few of its markers were seen sharply"
                           if misplaced[i] else "it is lit far beyond the paper around the markers: a lamp hangs in view"
                           if lit_beyond[i] else "a hand beside it may cover the end of a wave" if overlaid[i] else
