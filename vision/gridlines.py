@@ -93,7 +93,9 @@ def _aligned(dips: np.ndarray, usable: np.ndarray, x: np.ndarray, y: np.ndarray)
         if keep.sum() < FIT_MIN:
             return None
         coef = np.linalg.lstsq(basis[keep], shift[keep], rcond=None)[0]
-        keep = np.abs(basis @ coef - shift) <= FIT_OFF
+        kept, keep = keep, np.abs(basis @ coef - shift) <= FIT_OFF
+        if np.array_equal(keep, kept):
+            break                               # the same borders: the same fit again
     at = np.clip(_basis(x, y) @ coef, -SHIFT, SHIFT) + SHIFT
     lo = np.minimum(np.floor(at).astype(int), 2 * SHIFT - 1)
     share = at - lo
@@ -128,14 +130,13 @@ def unlined(grid: np.ndarray, geometry: GridGeometry, paper: np.ndarray) -> tupl
     board = float(np.median(np.concatenate([dip_v[use_v], dip_h[use_h]])))
     # Per cell: the sum and count of its borders' dips and variances (north, south, west, east), usable ones only.
     total, count, var = np.zeros((10, 10)), np.zeros((10, 10)), np.zeros((10, 10))
-    for dip, sd, use, axis in ((dip_v, sd_v, use_v, 1), (dip_h, sd_h, use_h, 0)):
+    for dip, sd, use, before, after in ((dip_v, sd_v, use_v, np.s_[:, :-1], np.s_[:, 1:]),
+                                        (dip_h, sd_h, use_h, np.s_[:-1, :], np.s_[1:, :])):
         d, v, u = np.where(use, dip, 0.0), np.where(use, sd * sd, 0.0), use.astype(float)
-        pad = [(0, 0), (0, 0)]
-        for side in ((1, 0), (0, 1)):       # the border after a cell, then the one before it
-            pad[axis] = side
-            total += np.pad(d, pad)
-            var += np.pad(v, pad)
-            count += np.pad(u, pad)
+        for cells in (before, after):       # the cells a border comes after, then those it comes before
+            total[cells] += d
+            var[cells] += v
+            count[cells] += u
     seen = count > 0
     mean = np.where(seen, total / np.maximum(count, 1), np.nan)
     noise = np.sqrt(var / np.maximum(count, 1) ** 2)
