@@ -24,6 +24,8 @@ from thoughtwave.vision.deblur import (
     _wiener_filter,
     by_guess,
     deblurred,
+    drawn_line,
+    finer_blurs,
     line_psf,
     spectral_guess,
 )
@@ -332,7 +334,10 @@ def test_the_search_asks_about_the_blurs_near_the_guess_first_and_no_further_onc
     assert angle_apart(best.angle_deg, 37.0) <= 10.0 and abs(best.length_px - 9.0) <= 1.5
     assert angle_apart(asked[0].angle_deg, 37.0) <= 15.0          # the guess's direction first
     # The guess's coarse direction and those either side (five lengths each), then the finer set: not all 60.
-    assert len(asked) <= 3 * 5 + 8
+    # (The finer set: every line drawn differently near the best, 6 on average and 13 at most, none drawn before.)
+    coarse = 3 * 5
+    assert coarse < len(asked) <= coarse + 13
+    assert len({drawn_line(m) for m in asked}) == len({drawn_line(m) for m in asked[:coarse]}) + len(asked) - coarse
 
 
 @pytest.mark.parametrize("short", [0, 1])
@@ -352,7 +357,21 @@ def test_a_blur_under_which_every_crop_decodes_ends_the_search_without_the_finer
             return len(crops) - short if len(asked) == 1 else 0
 
     FirstDecodes(finder.motion.detector, finder.motion.marker_ids).ranked(grey, candidates)
-    assert len(asked) == (1 if short == 0 else 1 + 8)
+    assert asked[1:] == ([] if short == 0 else finer_blurs(asked[0], {drawn_line(asked[0])}))
+
+
+def test_the_finer_set_asks_about_every_line_drawn_near_the_best_once():
+    # Along 105 degrees only 7.20-7.35 px draw a line eight pixels long (seed 103's frame 150 decodes with it):
+    # fixed steps of 0.75 px around 7.0 never drew it.
+    near = finer_blurs(Motion(7.0, 105.0))
+    lines = [drawn_line(m) for m in near]
+    assert len(set(lines)) == len(lines)
+    assert drawn_line(Motion(7.25, 105.0)) in lines and drawn_line(Motion(7.0, 105.0)) in lines
+    assert np.count_nonzero(line_psf(7.25, 105.0)) == 8
+    for m in near:
+        assert 6.25 <= m.length_px <= 7.75 and angle_apart(m.angle_deg, 105.0) <= 7.5
+    centre = drawn_line(Motion(7.0, 105.0))
+    assert centre not in [drawn_line(m) for m in finer_blurs(Motion(7.0, 105.0), {centre})]    # tried: not again
 
 
 def test_the_guess_ranks_by_direction_then_length():
