@@ -205,6 +205,25 @@ def draw_extras(seed: int, spp: int) -> dict:
             "noise": float(rnd.uniform(0.1, 0.6)), "jpeg": int(rnd.uniform(70, 95))}
 
 
+def smooth_line_kernel(length: float, angle_deg: float) -> np.ndarray:
+    """A straight shake's point spread function as the sensor takes it: ``length`` px along ``angle_deg`` (the angle as
+    ``vision.deblur.line_psf`` takes it), the light spread evenly along the segment and shared between the pixels each
+    point falls among (bilinear), so any length counts. ``line_psf``, the reader's model, draws whole pixels
+    (``cv2.line`` does not anti-alias a float image): every length over 5 px up to 7 is the same 7-pixel line, and a set
+    blurred with it meets the reader's own kernel, which flatters the reader."""
+    n = int(math.ceil(length)) + 2 | 1
+    c = (n - 1) / 2
+    a = math.radians(angle_deg)
+    t = np.linspace(-length / 2, length / 2, max(64, int(math.ceil(32 * length))))
+    x, y = c + t * math.cos(a), c + t * math.sin(a)
+    x0, y0 = np.floor(x).astype(int), np.floor(y).astype(int)
+    fx, fy = x - x0, y - y0
+    kernel = np.zeros((n, n), np.float64)
+    for dy, dx, w in ((0, 0, (1 - fx) * (1 - fy)), (0, 1, fx * (1 - fy)), (1, 0, (1 - fx) * fy), (1, 1, fx * fy)):
+        np.add.at(kernel, (y0 + dy, x0 + dx), w)
+    return (kernel / kernel.sum()).astype(np.float32)
+
+
 def _render(scene: Scene, draw: dict, hand_only: bool = False) -> np.ndarray:
     import mitsuba as mi
 
@@ -230,7 +249,8 @@ def frame_of(scene: Scene, draw: dict) -> tuple[np.ndarray, dict]:
     linear *= draw["exposure"] * 0.85 / max(1e-4, float(np.percentile(middle, 90)))
     linear *= np.asarray(draw["wb_error"], np.float32)
     if draw["motion_px"] >= 1:
-        linear = cv2.filter2D(linear, -1, line_kernel(draw["motion_px"], draw["motion_angle"]))
+        kernel = smooth_line_kernel if draw.get("blur") == "smooth" else line_kernel
+        linear = cv2.filter2D(linear, -1, kernel(draw["motion_px"], draw["motion_angle"]))
     srgb = np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * np.power(np.maximum(linear, 0), 1 / 2.4) - 0.055)
     image = np.clip(srgb, 0, 1).astype(np.float32) * 255
     sigma = np.sqrt(np.maximum(image, 0) * draw["noise"] + 1.5 ** 2).astype(np.float32)
@@ -248,9 +268,11 @@ def frame_of(scene: Scene, draw: dict) -> tuple[np.ndarray, dict]:
 
 
 def render_set(out: Path, count: int, seed: int, spp: int, resolution: tuple[int, int],
-               smeared_from: float | None = None) -> None:
+               smeared_from: float | None = None, blur: str = "smooth") -> None:
     """Frames 0 to ``count`` - 1 of the set ``seed`` into ``out``; with ``smeared_from``, only those smeared at least
-    that many px (the same frames, under the same names, as in the whole set: a quick set for the smear search)."""
+    that many px (the same frames, under the same names, as in the whole set: a quick set for the smear search).
+    ``blur``: a shake's kernel, "smooth" (``smooth_line_kernel``) or "drawn" (the reader's own whole-pixel
+    ``line_psf``, as every set before the twenty-first session was rendered; the record's ``draw`` says which)."""
     import mitsuba as mi
 
     mi.set_variant("llvm_ad_rgb" if "llvm_ad_rgb" in mi.variants() and os.environ.get("DRJIT_LIBLLVM_PATH")
@@ -265,7 +287,7 @@ def render_set(out: Path, count: int, seed: int, spp: int, resolution: tuple[int
         scene = Scene.random(frame_seed, level=level, physical=True, resolution=resolution,
                              hand=i % 3 == 0)
         started = time.perf_counter()
-        frame, record = frame_of(scene, draw_extras(frame_seed, spp))
+        frame, record = frame_of(scene, {**draw_extras(frame_seed, spp), "blur": blur})
         record.update({"index": i, "scene_seed": frame_seed, "level": level,
                        "seconds": round(time.perf_counter() - started, 1)})
         if _blank(frame):
@@ -417,6 +439,9 @@ def main(argv: list[str] | None = None) -> int:
     make.add_argument("--resolution", default="960x720")
     make.add_argument("--smeared-from", type=float, default=None, metavar="PX",
                       help="only the frames smeared at least PX px (named as in the whole set)")
+    make.add_argument("--blur", choices=("smooth", "drawn"), default="smooth",
+                      help="a shake's kernel: smooth (default), or drawn in whole pixels as the reader models it "
+                           "(every set before the twenty-first session)")
     judge = sub.add_parser("score", help="score the reader on a rendered set")
     judge.add_argument("folder", type=Path)
     judge.add_argument("--rules-only", action="store_true", help="without the tile reader's second opinion")
@@ -427,7 +452,7 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     if args.command == "render":
         width, height = (int(v) for v in args.resolution.lower().split("x"))
-        render_set(args.out, args.count, args.seed, args.spp, (width, height), args.smeared_from)
+        render_set(args.out, args.count, args.seed, args.spp, (width, height), args.smeared_from, args.blur)
     elif args.command == "cost":
         print("\n".join(cost(args.folder, args.frames)))
     else:

@@ -12,11 +12,12 @@ import numpy as np
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))
 
-from physical_set import cost, lamp_cover, score  # noqa: E402
+from physical_set import cost, lamp_cover, score, smooth_line_kernel  # noqa: E402
 
 from thoughtwave.engine.cells import Cell  # noqa: E402
 from thoughtwave.synth import Scene, render  # noqa: E402
 from thoughtwave.synth.physical import Lamp, camera_centre  # noqa: E402
+from thoughtwave.vision.deblur import line_psf  # noqa: E402
 
 DRAW = {"motion_px": 0.0, "gloss_alpha": 0.3, "window_power": 0.0, "aperture_mm": 0.1, "lamp_radius": 30.0}
 
@@ -82,3 +83,25 @@ def test_a_frame_the_lamps_sphere_fills_is_not_scored_nor_a_board_lost(tmp_path,
     assert "Boards lost (0): none" in lines
     assert any(line.startswith("Frames with nothing of the board in view") and line.endswith("(1): frame-00001")
                for line in lines)
+
+
+def _spread_along(kernel: np.ndarray, angle_deg: float) -> tuple[float, float]:
+    """The kernel's centroid's distance from its middle, and its spread (px) along ``angle_deg``."""
+    ys, xs = np.mgrid[:kernel.shape[0], :kernel.shape[1]] - (kernel.shape[0] - 1) / 2
+    a = np.radians(angle_deg)
+    along = xs * np.cos(a) + ys * np.sin(a)
+    return float(np.hypot((kernel * xs).sum(), (kernel * ys).sum())), float(np.sqrt((kernel * along ** 2).sum()))
+
+
+def test_a_smooth_shake_spreads_the_light_as_far_as_its_length_says_and_any_length_counts():
+    spreads = []
+    for length, angle in ((2.0, 45.0), (5.2, 0.0), (6.8, 0.0), (7.25, 105.0)):
+        kernel = smooth_line_kernel(length, angle)
+        off, spread = _spread_along(kernel, angle)
+        assert abs(float(kernel.sum()) - 1) < 1e-5 and off < 1e-4
+        # A segment's spread is its length over sqrt(12); sharing between two pixels adds at most 1/4 px^2.
+        assert length / np.sqrt(12) <= spread <= np.sqrt(length ** 2 / 12 + 1 / 4)
+        spreads.append(spread)
+    assert spreads[2] - spreads[1] > 0.4
+    # The reader's model draws whole pixels: 5.2 and 6.8 px are one line to it (which a smooth set does not share).
+    assert np.array_equal(line_psf(5.2, 0.0), line_psf(6.8, 0.0))

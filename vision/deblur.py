@@ -103,7 +103,9 @@ class Motion:
 
 def line_psf(length: float, angle_deg: float) -> np.ndarray:
     """The point spread function of a straight-line motion ``length`` px long along ``angle_deg``:
-    an odd square kernel summing to 1 (an anti-aliased line, so a length between pixels counts)."""
+    an odd square kernel summing to 1, drawn in whole pixels (``cv2.line`` does not anti-alias a float image, so every
+    length over 5 px up to 7 along a row is one 7-pixel line; ``finer_blurs`` tries each line drawn once). A real shake
+    has any length: ``bench/physical_set.py`` renders one with ``smooth_line_kernel``."""
     n = int(math.ceil(length)) | 1
     kernel = np.zeros((n, n), np.float32)
     c = (n - 1) / 2
