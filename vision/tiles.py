@@ -45,6 +45,7 @@ from thoughtwave.vision.causes import (
     DARK_PAPER,
     SHADOW_EDGE,
     SHADOW_LIGHT,
+    SHEEN_LIGHT,
     SOFT_SPREAD,
     CellLight,
     Sharpness,
@@ -133,6 +134,11 @@ BEYOND_DARK, HAND_ON_SIDE = 0.5, 0.1
 #: or a shadow's dark over a wave's end (blank sides beside a hand: 0.7-1.0 outer, 0.2-1.0 inner; a wave's end in a
 #: hand's shadow: 0.0).
 RED_INK_SIDE = 0.5
+#: A tile in a lamp's sheen (``vision.causes.SHEEN_LIGHT``) stands out by its hub's relief over its body in linear
+#: light, as a share of a tile's (``TILE_RELIEF``) at the board's paper light, where its normalised contrast is lost to
+#: the lift: at least this (seed 101: unclipped sheen tiles left unreadable 0.77-1.27 but for two of 23; cells left
+#: unreadable for want of contrast, blurred or shaded, not in a sheen: 0.55 at most; tiles read: 5th percentile 0.78).
+SHEEN_RELIEF_MIN = 0.65
 
 
 # -- the reader ----------------------------------------------------------------------------------
@@ -393,6 +399,34 @@ class TileReader:
         hub_level = (means if unwashed else self.sampling.region_means(flat[..., 0]))[:, col["hub"]]
         contrast = np.where(kept[:, col["body"]], hub_level - body_level, 0.0)
         scale = np.maximum(contrast, 1e-3)[:, None]
+        light, evenness = self.shade()
+        # A lamp's sheen adds light alike to a tile's cream and its ink: divided by the lifted white, the hub's contrast
+        # falls toward nothing, while in linear light the hub stands above the body by the relief the diffuse light
+        # gives it (``TILE_RELIEF``), as long as nothing clips and the hub is short of the tone curve's shoulder. Blur
+        # and shade take that relief away; a sheen does not. In a sheen, where the contrast is too little to read the
+        # tile by (any tile's, or a black one's where the body shows no red), a hub standing out so is contrast enough.
+        sheen_relief = np.zeros(100, bool)
+        too_little = np.where(red_means[:, col["body"]] > mdl.redness_split, mdl.hub_contrast_min,
+                              mdl.black_contrast_min)
+        sheened = ((light.ravel() >= SHEEN_LIGHT) & ~glare_seen & (middle_washed == 0) & kept[:, col["body"]]
+                   & kept[:, col["hub"]] & (contrast <= too_little) & centred)
+        if sheened.any():
+            at = np.flatnonzero(sheened)
+            grey = self._patches(lowest.astype(np.float32), cx.ravel()[at], cy.ravel()[at], angle.ravel()[at])
+            grey = grey.reshape(at.size, -1)
+            hub_grey = self.sampling.region_means(grey)[:, col["hub"]]
+            lin = self.sampling.region_means(LINEAR[np.clip(np.rint(grey), 0, 255).astype(np.uint8)])
+            relief = (lin[:, col["hub"]] - lin[:, col["body"]]) / (TILE_RELIEF * float(linear(self.paper_level())))
+            sheen_relief[at] = (hub_grey < SHEEN_TOP) & (relief >= SHEEN_RELIEF_MIN)
+            # There the sheen is taken out: each sample's linear light, between the body's and the hub's, stands for
+            # the cream level the tile would show under the diffuse light alone (levels, dots and the ideal picture).
+            if sheen_relief.any():
+                ok = sheen_relief[at]
+                at, lin_px, lin = at[ok], LINEAR[np.clip(np.rint(grey[ok]), 0, 255).astype(np.uint8)], lin[ok]
+                lin_body, lin_scale = lin[:, [col["body"]]], lin[:, [col["hub"]]] - lin[:, [col["body"]]]
+                bl, sc = body_level[at, None], contrast[at, None]
+                means[at] = bl + (lin - lin_body) / lin_scale * sc
+                flat[at, :, 0] = bl + (lin_px - lin_body) / lin_scale * sc
         arm_cols = [col[f"arm_{d}_{part}"] for part in ("in", "out") for d in "nesw"]
         flank_cols = [col[f"flank_{d}_{part}"] for part in ("in", "out") for d in "nesw"]
         # On the wave or beside it (a hand's shadow over a wave's end is dark like ink, not hand-like).
@@ -454,7 +488,7 @@ class TileReader:
         red_by_hue = hue_red & faded & (body_red > mdl.red_by_hue_min) & ~dots_red
         # The converse does not hold: blur that fades the dots also pales a red body toward black's hue. Black
         # is said only where the tile is sharp enough (its hub standing out) for a red tile's dots to show.
-        black_ok = ~hue_red & dots_black & (contrast > mdl.black_contrast_min)
+        black_ok = ~hue_red & dots_black & ((contrast > mdl.black_contrast_min) | sheen_relief)
         red = hue_red.copy()     # the second opinion may colour cells in it (``amend``)
 
         # The patch must look like the ideal picture of what was read.
@@ -467,7 +501,6 @@ class TileReader:
         # A shadow only darkens: it can take a wave toward blank, never a blank toward wave. Where the light
         # is dim or a shadow's edge crosses the cell, a blank arm must look clearly blank: its outer half where
         # seen, as blur bleeds the lit hub into the inner half of every blank arm (and shade darkens both alike).
-        light, evenness = self.shade()
         shaded = (light < mdl.shade_light) | (evenness < mdl.shade_light)
         blank = (arms[:, None] & np.array(ARM_BITS)) == 0                                   # (100, 4)
         half = np.where(arm_kept[:, 1], arm_levels[:, 1], np.where(arm_kept[:, 0], arm_levels[:, 0], -np.inf))
@@ -480,7 +513,7 @@ class TileReader:
         lit_beyond = self.beyond_paper if self.beyond_paper is not None else np.zeros(100, bool)
         occluded = (cell_other > mdl.other_max).ravel() & ~lit_beyond
         occupied = middle_body > mdl.occupied_min
-        shaped = (occupied & centred & ~occluded & (contrast > mdl.hub_contrast_min) & (arms > 0)
+        shaped = (occupied & centred & ~occluded & ((contrast > mdl.hub_contrast_min) | sheen_relief) & (arms > 0)
                   & (arm_margin > mdl.arm_margin) & ~dim_blank & (residual < mdl.residual_max))
         # Red from the body alone only where the picture is blurred enough to fade a dot: edges wider than the dot. In
         # a sharp picture a red tile without its dots is a misprint or something over it.
@@ -491,7 +524,9 @@ class TileReader:
         crowded = overlapping(tile_ok, cx, cy, residual, self.tile_px)
         tile_ok &= ~crowded
         # A neighbour pushed and turned reaches into a cell's middle: what its outline (as read) explains is not ink.
-        unexplained = not_paper & (footprints(tile_ok, cx, cy, angle, self.tile_px, grid.shape[:2]) == 0)
+        # (Not a tile read by its relief in a sheen alone: the second opinion has yet to see it uncovered, below.)
+        unexplained = not_paper & (footprints(tile_ok & ~sheen_relief, cx, cy, angle, self.tile_px,
+                                              grid.shape[:2]) == 0)
         # A finger or its shadow over a wave's end looks like body ink, and the arm reads blank: no tile is read with
         # dark that no tile read explains across a blank side that faces a cell where a hand shows.
         beyond = beyond_edges(unexplained, cx, cy, angle, self.tile_px) > BEYOND_DARK
@@ -580,12 +615,16 @@ class TileReader:
             dots_deny &= ~faded
         wanted = np.ones(100, bool) if wanted is None else wanted
         asked = (occluded.any() | flat | lifted) & wanted
+        # A tile read by its relief in a sheen may be a pale finger's lit skin over its own dark edge or shadow (seed
+        # 103 frame 126 A4: an empty cell under a finger, relief 1.3 of a tile's): it stands only where the second
+        # opinion sees the cell uncovered, as for paper by a shadow's edge.
+        by_relief = sheen_relief & (state == 1)
         eligible = ~misplaced & ~lit_beyond & wanted
         second, covered = (amend(self.second, norm, self.geometry, state, arms, red, eligible, np.stack([
             ~glare_seen & ~washed_out & (glare.ravel() < mdl.glare_max) & (middle_washed == 0),
             tile_may & ~(hue_sure & ~hue_red) & ~(dots_black & dots_deny),
             tile_may & ~(hue_sure & hue_red) & ~(dots_red & dots_deny)]),
-            asked, hand_on | (arm_kept[:, 1] & (arm_levels[:, 1] > 0.5 + mdl.arm_margin / 2)), pale, edged)
+            asked, hand_on | (arm_kept[:, 1] & (arm_levels[:, 1] > 0.5 + mdl.arm_margin / 2)), pale, edged | by_relief)
             if self.second is not None else (np.zeros(100, bool),) * 2)
         occluded |= covered
         # A pale finger shows no hand-like pixel, yet what it covers beside a tile is left unreadable, and its dark side
@@ -603,6 +642,7 @@ class TileReader:
             state[ends[~seen_blank]] = 2
         hidden_end = hidden_end.any(axis=1) & (state == 2)      # now: the tiles whose blank sides it did not confirm
         edged &= (state == 2) & ~covered    # now: the cells it did not see clear of a hand
+        by_relief &= (state == 2) & ~covered
         empty_conf = np.where(flat | lifted, LIGHT_ONLY_EMPTY,
                               np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
         # Paper shows the printed grid line at its borders with other paper: a cell read as clean paper that shows none
@@ -625,6 +665,7 @@ class TileReader:
                           if lit_beyond[i] else "a hand beside it may cover the end of a wave" if overlaid[i] else
                           "the end of a wave is in a shadow" if shadowed[i] else
                           "its light is paper's across a shadow's edge, but a hand's edge may look so" if edged[i] else
+                          "a tile by its relief in a lamp's sheen, but a pale finger may look so" if by_relief[i] else
                           "something beside it may cover the end of a wave" if hidden_end[i] else
                           "it overlaps a neighbouring tile as read" if crowded[i] else
                           WASHED_OUT if washed_out[i] else
