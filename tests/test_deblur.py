@@ -15,17 +15,21 @@ from thoughtwave.synth.camera import Optics, line_kernel
 from thoughtwave.vision.artwork import ARUCO_DICTIONARY
 from thoughtwave.vision.causes import Cause
 from thoughtwave.vision.deblur import (
+    DECONVOLVED_MIN_OUTLINE_PX,
     WIENER_NSR,
     Motion,
     MotionEstimator,
     SmearSeeds,
     _centred,
     _unit_spectrum,
+    _wiener,
     _wiener_filter,
     by_guess,
     deblurred,
+    deconvolved_detector,
     drawn_line,
     finer_blurs,
+    kernel_spectra,
     line_psf,
     spectral_guess,
 )
@@ -390,3 +394,29 @@ def test_the_wiener_filter_reuses_the_unit_spectrum_and_is_the_same_numbers():
                                     conjB=True)
         assert np.array_equal(_wiener_filter(psf, shape), expected)
         assert _unit_spectrum(shape) is _unit_spectrum(shape) and not _unit_spectrum(shape).flags.writeable
+
+
+def test_the_kernels_spectra_and_the_crops_inverse_are_numpys_own_numbers():
+    # Only the rows a kernel reaches are transformed along the rows, and only the rows asked for back to real.
+    shape = (88, 88)
+    psfs = [line_psf(length, angle) for length, angle in ((2.0, 0.0), (6.0, 37.5), (10.5, 165.0))]
+    want = np.fft.rfft2(np.stack([_centred(psf, shape) for psf in psfs]))
+    got = kernel_spectra(psfs, shape)
+    assert got.dtype == want.dtype and np.array_equal(got.view(np.uint32), want.view(np.uint32))   # signed zeros too
+    spectra = np.fft.rfft2(np.random.default_rng(5).random((3, *shape), dtype=np.float32))
+    k = kernel_spectra(psfs[1:2], shape)[0]
+    whole = np.fft.irfft2(spectra * (np.conj(k) / (np.abs(k) ** 2 + WIENER_NSR)), s=shape, axes=(-2, -1))
+    assert np.array_equal(_wiener(spectra, shape, psfs[1]), whole)
+    assert np.array_equal(_wiener(spectra, shape, psfs[1], slice(16, 72)), whole[:, 16:72])
+
+
+def test_a_deconvolved_picture_is_searched_for_no_square_too_small_to_carry_a_markers_bits():
+    # Under 24 px round a marker's six modules are under a pixel each: OpenCV's own floor (2% of the longer side) is
+    # raised to that, never lowered, with OpenCV's rounding.
+    finder = BoardFinder()
+    base = finder._quick.getDetectorParameters().minMarkerPerimeterRate
+    for side in (200, 640, 1100, 2000):
+        floored = deconvolved_detector(finder._quick, (side // 2, side)).getDetectorParameters()
+        assert int(floored.minMarkerPerimeterRate * side) == max(int(base * side), DECONVOLVED_MIN_OUTLINE_PX)
+    stand_in = CountingDetector(finder._quick)       # a test's stand-in is used as it is
+    assert deconvolved_detector(stand_in, (100, 100)) is stand_in

@@ -5,13 +5,15 @@ left unreadable are read again from the deconvolved board, right and never wrong
 from dataclasses import replace
 
 import cv2
+import numpy as np
 import pytest
 from test_repose import tally
 
 from thoughtwave.synth import Scene, render
 from thoughtwave.synth.camera import Optics
+from thoughtwave.vision.deblur import Motion, psf_spectra
 from thoughtwave.vision.finder import SMEAR_PAUSE_FRAMES, BoardFinder
-from thoughtwave.vision.markerblur import marker_blur
+from thoughtwave.vision.markerblur import MODULE_PX, _Marker, marker_blur
 from thoughtwave.vision.recognizer import Recognizer
 
 
@@ -85,3 +87,24 @@ def test_a_soft_camera_that_measures_no_blur_is_not_measured_again_for_a_few_fra
     assert len(calls) == 1
     recognizer.read(frame)
     assert len(calls) == 2
+
+
+def test_the_misfit_is_the_same_numbers_as_from_the_whole_inverse_transform():
+    # Only the rows the compared pixels lie in are transformed back along the rows.
+    frame, _ = shaken(12, 6.0, 120.0)
+    finder = BoardFinder()
+    found = finder.find(frame)
+    corners = finder.marker_mm[found.pose.marker_ids[0]]
+    ex, ey = (corners[1] - corners[0]) / 6, (corners[3] - corners[0]) / 6
+    origin = corners[0] - ex - ey
+    to_mm = np.array([[ex[0] / MODULE_PX, ey[0] / MODULE_PX, origin[0]],
+                      [ex[1] / MODULE_PX, ey[1] / MODULE_PX, origin[1]], [0, 0, 1]])
+    marker = _Marker(frame, found.pose.homography @ to_mm, found.pose.marker_ids[0])
+    assert marker.ok
+    spectra = psf_spectra([Motion(length, angle) for length in (2.0, 6.0, 9.75) for angle in (0.0, 60.0, 165.0)],
+                          (marker.n, marker.n))
+    blurred = np.fft.irfft2(marker.spectrum[None] * spectra, s=(marker.n, marker.n))[:, marker.mask]
+    x = blurred - blurred.mean(axis=1, keepdims=True)
+    o = marker.seen - marker.seen.mean()
+    want = 1.0 - (x @ o / o.size) ** 2 / (np.maximum((x * x).mean(axis=1), 1e-12) * float(np.mean(o * o)))
+    assert np.array_equal(marker.misfit(spectra), want)

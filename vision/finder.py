@@ -27,7 +27,7 @@ import numpy as np
 
 from thoughtwave.engine.cells import CELLS
 from thoughtwave.vision.artwork import ARUCO_DICTIONARY, BoardLayout
-from thoughtwave.vision.deblur import SMALL_NSR, Motion, MotionEstimator, SmearSeeds, deblurred
+from thoughtwave.vision.deblur import SMALL_NSR, Motion, MotionEstimator, SmearSeeds, deblurred, deconvolved_detector
 from thoughtwave.vision.posedoubt import cell_shifts, noise_bound
 
 #: Canonical grid image: pixels per cell and the margin kept around the grid (in cells), so that a
@@ -172,24 +172,31 @@ class BoardFinder:
         small = grey if scale == 1.0 else cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         return small, scale
 
-    def detect_markers(self, image: np.ndarray) -> dict[int, np.ndarray]:
-        """Board markers seen in a BGR or grey frame: id -> (4, 2) corners TL, TR, BR, BL in image px."""
+    def detect_markers(self, image: np.ndarray, deconvolved: bool = False) -> dict[int, np.ndarray]:
+        """Board markers seen in a BGR or grey frame: id -> (4, 2) corners TL, TR, BR, BL in image px. ``deconvolved``:
+        the frame is a deconvolved copy (``vision.deblur``), whose specks too small to carry a marker's bits are not
+        looked at (``DECONVOLVED_MIN_OUTLINE_PX``)."""
         grey = _grey(image)
         small, scale = self._small(grey)
-        found = self._detect(self._quick, small, scale)
+        quick, thorough = self._quick, self._thorough
+        if deconvolved:
+            quick, thorough = deconvolved_detector(quick, small.shape), deconvolved_detector(thorough, small.shape)
+        found = self._detect(quick, small, scale)
         if len(found) < RETRY_BELOW:
-            corners, ids, rejected = self._thorough.detectMarkers(small)
+            corners, ids, rejected = thorough.detectMarkers(small)
             self._rejected = (grey, rejected)
             found = {**found, **self._board_markers(corners, ids, scale)}
         if len(found) < RETRY_BELOW and float(np.median(small)) < DARK_MEDIAN:   # underexposed: see DARK_MEDIAN
-            found = {**found, **self._detect(self._thorough, cv2.convertScaleAbs(small, alpha=DARK_GAIN), scale)}
+            found = {**found, **self._detect(thorough, cv2.convertScaleAbs(small, alpha=DARK_GAIN), scale)}
         if found and scale < 1.0:
             self._refine(grey, found, scale)
         return found
 
-    def _search_missing(self, grey: np.ndarray, markers: dict[int, np.ndarray], pose: BoardPose) -> None:
+    def _search_missing(self, grey: np.ndarray, markers: dict[int, np.ndarray], pose: BoardPose,
+                        deconvolved: bool = False) -> None:
         """Look again, at full resolution, where ``pose`` says each missing marker is (a far, small
-        marker under a steep tilt is lost on the downscaled copy). Found ones are added to ``markers``."""
+        marker under a steep tilt is lost on the downscaled copy). Found ones are added to ``markers``. ``deconvolved``:
+        as for ``detect_markers``."""
         h, w = grey.shape
         for marker_id, corners_mm in self.marker_mm.items():
             if marker_id in markers:
@@ -202,7 +209,8 @@ class BoardFinder:
             if x1 - x0 < 16 or y1 - y0 < 16 or side < 8 or (x1 - x0) * (y1 - y0) > 0.1 * h * w:
                 continue  # off the frame, too small to decode, or so large that the first pass saw it
             crop = grey[y0:y1, x0:x1]
-            again = self._detect(self._quick, crop, 1.0, (x0, y0)).get(marker_id)
+            quick = deconvolved_detector(self._quick, crop.shape) if deconvolved else self._quick
+            again = self._detect(quick, crop, 1.0, (x0, y0)).get(marker_id)
             if again is not None and np.max(np.linalg.norm(again - expected, axis=1)) < 0.3 * side:
                 markers[marker_id] = again
 
@@ -354,13 +362,13 @@ class BoardFinder:
                 return False
         return True
 
-    def _markers(self, grey: np.ndarray) -> dict[int, np.ndarray]:
-        markers = self.detect_markers(grey)
+    def _markers(self, grey: np.ndarray, deconvolved: bool = False) -> dict[int, np.ndarray]:
+        markers = self.detect_markers(grey, deconvolved)
         if len(markers) < len(self.marker_mm):
             # Where to look again for the missing markers: any fit will do for that.
             hint = self.fit_pose(markers, strict=False) or (self.last_pose if markers else None)
             if hint is not None:
-                self._search_missing(grey, markers, hint)
+                self._search_missing(grey, markers, hint, deconvolved)
         return markers
 
     def _smeared(self, grey: np.ndarray,
@@ -378,10 +386,10 @@ class BoardFinder:
             candidates = seeds[k]
             for motion in (m for m in self.motion.ranked(grey, candidates, scale=at) if m not in tried):
                 tried.add(motion)
-                markers = self._markers(deblurred(grey, motion))
+                markers = self._markers(deblurred(grey, motion), deconvolved=True)
                 pose = self.fit_pose(markers)
                 if pose is None and at < 1.0:
-                    markers = self._markers(deblurred(grey, motion, SMALL_NSR))
+                    markers = self._markers(deblurred(grey, motion, SMALL_NSR), deconvolved=True)
                     pose = self.fit_pose(markers)
                 if pose is not None and self._confirms(pose, seen, motion.length_px / 2):
                     if len(pose.marker_ids) >= SMEAR_ENOUGH_MARKERS:

@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from thoughtwave.vision.artwork import marker_bits
-from thoughtwave.vision.deblur import GAMMA, Motion, psf_spectra
+from thoughtwave.vision.deblur import GAMMA, Motion, kernel_spectra, line_psf
 
 #: Candidate blurs: a coarse grid, then a finer one around the best.
 COARSE_LENGTHS = (3.0, 4.5, 6.0, 7.5, 9.0, 10.5)
@@ -71,24 +71,39 @@ class _Marker:
             return
         self.n = n = -(-max(x1 - x0, y1 - y0) // 8) * 8        # a size pocketfft handles fast
         shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64) @ to_frame
-        ideal = cv2.warpPerspective(_ideal(marker_id), shift, (n, n), flags=cv2.INTER_AREA, borderValue=1.0)
+        self._shift, self._id = shift, marker_id      # the ideal picture is warped only if measured (``spectrum``)
         inside = cv2.warpPerspective(np.ones((side, side), np.float32), shift, (n, n), borderValue=0.0) > 0.99
         self.mask = cv2.erode(inside.astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
-        self.spectrum = np.fft.rfft2(ideal)
+        # The rows the mask reaches: only those of a blurred picture are transformed back along the rows (``misfit``).
+        reached = np.flatnonzero(self.mask.any(axis=1))
+        self.rows = slice(int(reached[0]), int(reached[-1]) + 1) if reached.size else slice(0, 0)
         crop = image[y0:y1, x0:x1]
         seen = np.power((crop if crop.ndim == 2 else cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)) / 255.0, GAMMA)
         self.seen = seen[self.mask[:seen.shape[0], :seen.shape[1]]]
         self.ok = self.seen.size > 64 and float(np.var(self.seen)) > 1e-6
+        if self.ok:     # what was seen, less its mean, and its mean square: the same for every blur ``misfit`` weighs
+            self._centred_seen = self.seen - self.seen.mean()
+            self._seen_power = float(np.mean(self._centred_seen * self._centred_seen))
+
+    @functools.cached_property
+    def spectrum(self) -> np.ndarray:
+        """The real FFT of the ideal picture warped into the crop (made for the markers measured only)."""
+        ideal = cv2.warpPerspective(_ideal(self._id), self._shift, (self.n, self.n), flags=cv2.INTER_AREA,
+                                    borderValue=1.0)
+        return np.fft.rfft2(ideal)
 
     def misfit(self, spectra: np.ndarray) -> np.ndarray:
         """(len(spectra),) the share of what was seen that each blur (``spectra``: their spectra at this crop's size)
         leaves unexplained of the ideal picture."""
-        blurred = np.fft.irfft2(self.spectrum[None] * spectra, s=(self.n, self.n))[:, self.mask]
+        # ``np.fft.irfft2`` as numpy does it (along the columns, then back to real along the rows), the second step on
+        # the rows the mask reaches only: the same numbers.
+        half = np.fft.ifft(self.spectrum[None] * spectra, self.n, axis=-2)[:, self.rows]
+        blurred = np.fft.irfft(half, self.n, axis=-1)[:, self.mask[self.rows]]
         x = blurred - blurred.mean(axis=1, keepdims=True)
-        o = self.seen - self.seen.mean()
+        o = self._centred_seen
         cov = x @ o / o.size
         var_x = np.maximum((x * x).mean(axis=1), 1e-12)
-        return 1.0 - cov ** 2 / (var_x * float(np.mean(o * o)))
+        return 1.0 - cov ** 2 / (var_x * self._seen_power)
 
 
 def marker_blur(image: np.ndarray, homography: np.ndarray, marker_mm: dict[int, np.ndarray],
@@ -111,7 +126,8 @@ def marker_blur(image: np.ndarray, homography: np.ndarray, marker_mm: dict[int, 
         return None
 
     def best(motions: list[Motion]) -> tuple[Motion, float]:
-        spectra = {n: psf_spectra(motions, (n, n)) for n in {m.n for m in markers}}   # the crops share a size or two
+        psfs = [line_psf(m.length_px, m.angle_deg) for m in motions]     # drawn once for every crop size
+        spectra = {n: kernel_spectra(psfs, (n, n)) for n in {m.n for m in markers}}   # the crops share a size or two
         misfit = np.sum([m.misfit(spectra[m.n]) for m in markers], axis=0)
         k = int(np.argmin(misfit))
         return motions[k], float(misfit[k])

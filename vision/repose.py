@@ -75,7 +75,7 @@ class Reposer:
         recogniser gives the blur measured on the decoded markers (``vision.markerblur``) when the search found none."""
         for motion in motions:
             markers = dict(seen)
-            for marker_id, quad in self.finder.detect_markers(deblurred(grey, motion)).items():
+            for marker_id, quad in self.finder.detect_markers(deblurred(grey, motion), deconvolved=True).items():
                 markers.setdefault(marker_id, quad)
             if len(markers) <= len(pose.marker_ids):
                 continue
