@@ -4,6 +4,7 @@
     DRJIT_LIBLLVM_PATH=/usr/lib/x86_64-linux-gnu/libLLVM.so.19.1 \\
     .venv/bin/python bench/physical_set.py render --out /tmp/pbr --count 200 --seed 19 [--spp 16] [--resolution 960x720]
         [--smeared-from 4]                              # only the frames smeared 4 px or more
+        [--blur drawn]                                  # a shake as the reader models it (every set before session 21)
     .venv/bin/python bench/physical_set.py score /tmp/pbr [--rules-only]
 
 Each frame takes its content from ``Scene.random(seed, level, physical=True)`` (the tiles as laid, the
