@@ -53,6 +53,7 @@ from thoughtwave.synth.render import OCCLUDED_SHARE, _occlusion, cell_middle_poi
 from thoughtwave.vision.artwork import board_image, tile_image  # noqa: E402
 from thoughtwave.vision.reading import CellState  # noqa: E402
 from thoughtwave.vision.recognizer import Recognizer  # noqa: E402
+from thoughtwave.vision.stabiliser import GONE_CONFIDENCE_MIN  # noqa: E402
 
 #: How much wider than the frame the undistorted picture is rendered, so lens distortion has pixels to pull in.
 MARGIN = 1.2
@@ -333,6 +334,9 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
     found, frames, ms = 0, 0, []
     wrong_examples, lost, blank, hidden_wrong = [], [], [], []
     under = [0, 0, 0]              # cells the hand or the lamp hides: all, read as what they are, as what they are not
+    # ... of those read as what they are not, the ones a steady view would act on: a tile read empty surely enough to
+    # take it off the board (``GONE_CONFIDENCE_MIN``), or read as another tile, or an empty cell read as a tile.
+    acted_on = 0
     causes: dict[str, int] = {}
     for path in sorted(folder.glob("frame-*.json")):
         record = json.loads(path.read_text())
@@ -374,6 +378,7 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
                     under[1 if right else 2] += 1
                     if not right:
                         hidden_wrong.append(f"{path.stem} {cell} ({where}): read {got.label()}, is {expected}")
+                        acted_on += got.state is not CellState.EMPTY or got.confidence >= GONE_CONFIDENCE_MIN
                 continue
             if got is None or got.state is CellState.UNREADABLE:
                 tally[1] += 1
@@ -402,7 +407,8 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
               f"Frames with nothing of the board in view (black, or the lamp's sphere over all of it), not scored "
               f"({len(blank)}): {', '.join(blank) if blank else 'none'}",
               f"Cells under the hand or behind the lamp (not scored above): {under[0]}, "
-              f"read anyway as what they are {under[1]}, read as what they are not {under[2]}"]
+              f"read anyway as what they are {under[1]}, read as what they are not {under[2]} (of which surely "
+              f"enough to take a tile off or put one down {acted_on})"]
     return lines + [""] + [f"- {e}" for e in (wrong_examples[:20] + hidden_wrong[:20])]
 
 

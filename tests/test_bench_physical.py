@@ -2,6 +2,7 @@
 apart (and what was read there), and the cost is CPU time a read."""
 
 import json
+import re
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -45,8 +46,9 @@ def test_the_score_counts_the_cells_under_the_hand_apart_and_what_was_read_there
     under = next(line for line in lines if line.startswith("Cells under the hand"))
     assert under.startswith(f"Cells under the hand or behind the lamp (not scored above): {covered}, read anyway as "
                             "what they are ")
-    anyway, wrongly = (int(part.rsplit(" ", 1)[1]) for part in under.split(", ")[1:])
+    anyway, wrongly, acted_on = (int(n) for n in re.findall(r"(\d+)(?=\)|,|$| \()", under.split(": ", 1)[1])[1:])
     assert anyway + wrongly <= covered                                # ... but what was read there is counted
+    assert acted_on <= wrongly            # of those misread, the ones surely enough to take a tile off or put one down
     assert sum("(under the hand): read " in line for line in lines) == min(wrongly, 20)   # each named, 20 at most
 
 
