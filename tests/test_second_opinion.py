@@ -190,12 +190,18 @@ def test_a_doubted_reading_of_the_rules_stands_only_where_the_network_sees_the_c
     assert not covered.any() and not taken.any()  # made unreadable, not said covered
 
 
-def test_a_side_is_blank_to_the_network_only_where_no_view_gives_it_a_wave():
+def _a_hand_frame_normalised() -> tuple[np.ndarray, GridGeometry]:
+    """A mild frame with a hand (scene 57), its grid image as the reader normalises it, and its geometry."""
     frame, _ = render(Scene.random(57, level="mild", hand=True))
     recognizer = Recognizer()
     recognizer.read(frame)
     norm, _ = recognizer.reader.normalise(recognizer.finder.warp(frame, recognizer.pose))
-    geometry, cells = recognizer.finder.geometry, np.arange(100)
+    return norm, recognizer.finder.geometry
+
+
+def test_a_side_is_blank_to_the_network_only_where_no_view_gives_it_a_wave():
+    norm, geometry = _a_hand_frame_normalised()
+    cells = np.arange(100)
     opinion = second_opinion()
     waves = opinion.probabilities(features(norm, geometry.px_per_cell, geometry.margin_px, cells))[..., 2:6]
     said = []
@@ -212,11 +218,8 @@ def test_a_side_is_blank_to_the_network_only_where_no_view_gives_it_a_wave():
 
 
 def test_every_view_must_see_a_cell_clear_of_cover_for_it_to_be_uncovered():
-    frame, _ = render(Scene.random(57, level="mild", hand=True))
-    recognizer = Recognizer()
-    recognizer.read(frame)
-    norm, _ = recognizer.reader.normalise(recognizer.finder.warp(frame, recognizer.pose))
-    geometry, cells = recognizer.finder.geometry, np.arange(100)
+    norm, geometry = _a_hand_frame_normalised()
+    cells = np.arange(100)
     opinion = second_opinion()
     cover = opinion.probabilities(features(norm, geometry.px_per_cell, geometry.margin_px, cells))[..., 6]
     clear = opinion.uncovered(norm, geometry.px_per_cell, geometry.margin_px, cells)

@@ -170,37 +170,32 @@ class SecondOpinion:
         sure = uncovered & (no[:, 0] | sure_tile)
         return Opinion(sure, sure & tile, yes[:, 1], arms.astype(np.int64), lo[:, 6] > COVERED_SURE)
 
-    def uncovered(self, norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarray) -> np.ndarray:
-        """Whether every view (each network, each quarter turn) gives under ``COVERED_MAX`` to something covering each
-        of ``cells`` (indices): the bar a reading of the networks' own must pass. A view that sees cover drops its cell
-        from the views after it."""
-        samples = features(norm, px_per_cell, margin_px, cells)
+    def _in_every_view(self, samples: np.ndarray, holds) -> np.ndarray:
+        """Whether ``holds(probabilities, cells)`` is true of each of ``samples`` in every view (each network, each
+        quarter turn); a view where it fails drops its cell from the views after it."""
         clear = np.ones(len(samples), bool)
         for net in range(len(self.nets)):
             for k in range(4):
                 live = np.flatnonzero(clear)
                 if live.size == 0:
                     return clear
-                clear[live] = self._view(samples[live], net, k)[:, 6] < COVERED_MAX
+                clear[live] = holds(self._view(samples[live], net, k), live)
         return clear
+
+    def uncovered(self, norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarray) -> np.ndarray:
+        """Whether every view (each network, each quarter turn) gives under ``COVERED_MAX`` to something covering each
+        of ``cells`` (indices): the bar a reading of the networks' own must pass."""
+        return self._in_every_view(features(norm, px_per_cell, margin_px, cells),
+                                   lambda p, live: p[:, 6] < COVERED_MAX)
 
     def blank(self, norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarray,
               sides: np.ndarray) -> np.ndarray:
         """Whether every view (each network, each quarter turn) calls each of ``sides`` ((len(cells), 4) bool, n e s w)
         of each of ``cells`` (indices) blank as surely as it must to read a side itself: gives it a wave under
-        ``BLANK_CONFIRM``. A view that gives one of them more drops its cell from the views after it."""
-        samples = features(norm, px_per_cell, margin_px, cells)
+        ``BLANK_CONFIRM``."""
         sides = np.asarray(sides, bool)
-        clear = np.ones(len(samples), bool)
-        for net in range(len(self.nets)):
-            for k in range(4):
-                live = np.flatnonzero(clear)
-                if live.size == 0:
-                    return clear
-                waves = self._view(samples[live], net, k)[:, 2:6]
-                clear[live] = ~((waves >= BLANK_CONFIRM) & sides[live]).any(axis=1)
-        return clear
-
+        return self._in_every_view(features(norm, px_per_cell, margin_px, cells),
+                                   lambda p, live: ~((p[:, 2:6] >= BLANK_CONFIRM) & sides[live]).any(axis=1))
 
 @functools.cache
 def second_opinion() -> SecondOpinion | None:
