@@ -141,7 +141,7 @@ def _centred(psf: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
 
 def psf_spectrum(psf: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     """The real FFT of ``psf`` centred at the origin of an image of ``shape``."""
-    return _centred_spectra([psf], shape)[0]
+    return kernel_spectra([psf], shape)[0]
 
 
 def psf_spectra(motions: list[Motion], shape: tuple[int, int]) -> np.ndarray:
@@ -150,13 +150,9 @@ def psf_spectra(motions: list[Motion], shape: tuple[int, int]) -> np.ndarray:
 
 
 def kernel_spectra(psfs: list[np.ndarray], shape: tuple[int, int]) -> np.ndarray:
-    """(len(psfs), h, w // 2 + 1) ``psf_spectrum`` of each of ``psfs`` (kernels drawn once, for pictures of a few
-    sizes)."""
-    return _centred_spectra(psfs, shape)
+    """(len(psfs), h, w // 2 + 1) ``psf_spectrum`` of each of ``psfs`` (kernels drawn once, for a few sizes).
 
-
-def _centred_spectra(psfs: list[np.ndarray], shape: tuple[int, int]) -> np.ndarray:
-    """``np.fft.rfft2`` of each of ``psfs`` centred (``_centred``), the same numbers: numpy's 2-D real FFT transforms
+    ``np.fft.rfft2`` of each of ``psfs`` centred (``_centred``), the same numbers: numpy's 2-D real FFT transforms
     along the rows, then along the columns, and every row no kernel reaches is zero, so only the rows a kernel reaches
     are transformed along the rows (the rest take a zero row's transform, signed zeros and all) before the columns.
     Those rows are filled in directly, each kernel where ``_centred`` puts it, without making each whole picture."""

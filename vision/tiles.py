@@ -415,14 +415,15 @@ class TileReader:
             grey = self._patches(lowest.astype(np.float32), cx.ravel()[at], cy.ravel()[at], angle.ravel()[at])
             grey = grey.reshape(at.size, -1)
             hub_grey = self.sampling.region_means(grey)[:, col["hub"]]
-            lin = self.sampling.region_means(LINEAR[np.clip(np.rint(grey), 0, 255).astype(np.uint8)])
+            lin_px = LINEAR[np.clip(np.rint(grey), 0, 255).astype(np.uint8)]      # each sample's linear light
+            lin = self.sampling.region_means(lin_px)
             relief = (lin[:, col["hub"]] - lin[:, col["body"]]) / (TILE_RELIEF * float(linear(self.paper_level())))
             sheen_relief[at] = (hub_grey < SHEEN_TOP) & (relief >= SHEEN_RELIEF_MIN)
             # There the sheen is taken out: each sample's linear light, between the body's and the hub's, stands for
             # the cream level the tile would show under the diffuse light alone (levels, dots and the ideal picture).
             if sheen_relief.any():
                 ok = sheen_relief[at]
-                at, lin_px, lin = at[ok], LINEAR[np.clip(np.rint(grey[ok]), 0, 255).astype(np.uint8)], lin[ok]
+                at, lin_px, lin = at[ok], lin_px[ok], lin[ok]
                 lin_body, lin_scale = lin[:, [col["body"]]], lin[:, [col["hub"]]] - lin[:, [col["body"]]]
                 bl, sc = body_level[at, None], contrast[at, None]
                 means[at] = bl + (lin - lin_body) / lin_scale * sc
