@@ -105,5 +105,6 @@ def test_a_smooth_shake_spreads_the_light_as_far_as_its_length_says_and_any_leng
         assert length / np.sqrt(12) <= spread <= np.sqrt(length ** 2 / 12 + 1 / 4)
         spreads.append(spread)
     assert spreads[2] - spreads[1] > 0.4
-    # The reader's model draws whole pixels: 5.2 and 6.8 px are one line to it (which a smooth set does not share).
-    assert np.array_equal(line_psf(5.2, 0.0), line_psf(6.8, 0.0))
+    # The reader's model of a shake is the same smooth line (the drawn one made 5.2 and 6.8 px one line).
+    for length, angle in ((2.0, 45.0), (5.2, 0.0), (6.8, 0.0), (7.25, 105.0)):
+        assert np.array_equal(line_psf(length, angle), smooth_line_kernel(length, angle))

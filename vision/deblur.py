@@ -46,9 +46,10 @@ COARSE_ANGLES = tuple(range(0, 180, COARSE_ANGLE_STEP))
 #: ... then around the best of those, these steps either side.
 FINE_LENGTH_STEP = 0.75
 FINE_ANGLE_STEP = 7.5
-#: ... every line drawn differently within ``FINE_LENGTH_STEP`` of the best (``finer_blurs``), found by lengths this far
-#: apart (px).
-LINE_SCAN_PX = 0.05
+#: ... in lengths this far apart (px; ``finer_blurs``).
+FINE_LENGTH_SCAN_PX = 0.375
+#: Points a pixel along a line that ``line_psf`` spreads over the pixels around it.
+LINE_SAMPLES_PX = 32
 #: Wiener's noise-to-signal ratio: low enough to restore a 4-px module, high enough not to amplify the
 #: sensor noise and JPEG blocks into false bits.
 WIENER_NSR = 0.01
@@ -110,20 +111,23 @@ class Motion:
 
 
 def line_psf(length: float, angle_deg: float) -> np.ndarray:
-    """The point spread function of a straight-line motion ``length`` px long along ``angle_deg``:
-    an odd square kernel summing to 1, drawn in whole pixels (``cv2.line`` does not anti-alias a float image, so every
-    length over 5 px up to 7 along a row is one 7-pixel line; ``finer_blurs`` tries each line drawn once). A real shake
-    has any length: ``bench/physical_set.py`` renders one with ``smooth_line_kernel``."""
-    n = int(math.ceil(length)) | 1
-    kernel = np.zeros((n, n), np.float32)
+    """The point spread function of a straight-line motion ``length`` px long along ``angle_deg``: an odd square
+    kernel summing to 1, the light spread evenly along the segment and shared between the pixels each point of it
+    falls among (bilinear, ``LINE_SAMPLES_PX`` points a px), so any length and direction counts. A shake moves the
+    picture by no whole number of pixels; a line drawn in whole pixels (``cv2.line`` does not anti-alias a float
+    image: every length over 5 px up to 7 along a row is one 7-pixel line) matched only the sets blurred with that
+    same line. ``bench/physical_set.py`` renders a shake with this construction (``smooth_line_kernel``)."""
+    n = int(math.ceil(length)) + 2 | 1
     c = (n - 1) / 2
     a = math.radians(angle_deg)
-    half = length / 2
-    p0 = (c - half * math.cos(a), c - half * math.sin(a))
-    p1 = (c + half * math.cos(a), c + half * math.sin(a))
-    cv2.line(kernel, (round(p0[0] * 16), round(p0[1] * 16)), (round(p1[0] * 16), round(p1[1] * 16)),
-             1.0, 1, cv2.LINE_AA, 4)
-    return kernel / max(1e-6, float(kernel.sum()))
+    t = np.linspace(-length / 2, length / 2, max(64, int(math.ceil(LINE_SAMPLES_PX * length))))
+    x, y = c + t * math.cos(a), c + t * math.sin(a)
+    x0, y0 = np.floor(x).astype(np.intp), np.floor(y).astype(np.intp)
+    fx, fy = x - x0, y - y0
+    kernel = np.zeros((n, n), np.float64)
+    for dy, dx, w in ((0, 0, (1 - fx) * (1 - fy)), (0, 1, fx * (1 - fy)), (1, 0, (1 - fx) * fy), (1, 1, fx * fy)):
+        np.add.at(kernel, (y0 + dy, x0 + dx), w)
+    return (kernel / kernel.sum()).astype(np.float32)
 
 
 def _centred(psf: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
@@ -386,27 +390,19 @@ def drawn_line(motion: Motion) -> bytes:
 
 
 def finer_blurs(centre: Motion, tried: set[bytes] = frozenset()) -> list[Motion]:
-    """The finer set around ``centre``: along its direction and ``FINE_ANGLE_STEP`` either side, every line that
-    ``line_psf`` draws differently within ``FINE_LENGTH_STEP`` of its length (at least 2 px), each once and none drawn
-    as one in ``tried`` (``drawn_line``), each at the middle of the lengths that draw it, nearest ``centre`` first.
-
-    ``line_psf`` draws a line in whole pixels: the lengths between two odd numbers draw a few different lines, some
-    over 1.8 px of length, some over 0.15 px (along 105 degrees, 7.20-7.35 px draw the only line eight pixels long).
-    Steps of a fixed length try some lines twice and miss others: seed 103's frame 150, smeared 7.2 px along 105
-    degrees, decodes six markers deconvolved with that line, one or two with the lines either side of it."""
+    """The finer set around ``centre``: along its direction and ``FINE_ANGLE_STEP`` either side, the lengths within
+    ``FINE_LENGTH_STEP`` of its length (at least 2 px) ``FINE_LENGTH_SCAN_PX`` apart, none drawn as one in ``tried``
+    (``drawn_line``), nearest ``centre`` first. ``line_psf`` draws a smooth line, so every length is a different
+    blur (a line of whole pixels drew a few lines between two odd lengths, and the search had to find each)."""
     seen = set(tried)
     out = []
+    steps = int(round(FINE_LENGTH_STEP / FINE_LENGTH_SCAN_PX))
     for turn in (0.0, -FINE_ANGLE_STEP, FINE_ANGLE_STEP):
         angle = (centre.angle_deg + turn) % 180.0
-        low = max(2.0, centre.length_px - FINE_LENGTH_STEP)
-        steps = int((centre.length_px + FINE_LENGTH_STEP - low) / LINE_SCAN_PX + 1e-6)
-        runs: dict[bytes, list[float]] = {}       # the lengths that draw each line
-        for k in range(steps + 1):
-            length = round(low + k * LINE_SCAN_PX, 3)
-            runs.setdefault(drawn_line(Motion(length, angle)), []).append(length)
-        middles = sorted(((run[len(run) // 2], line) for line, run in runs.items()),
-                         key=lambda ml: abs(ml[0] - centre.length_px))
-        for length, line in middles:
+        lengths = sorted({round(max(2.0, centre.length_px + k * FINE_LENGTH_SCAN_PX), 3)
+                          for k in range(-steps, steps + 1)}, key=lambda length: abs(length - centre.length_px))
+        for length in lengths:
+            line = drawn_line(Motion(length, angle))
             if line not in seen:
                 seen.add(line)
                 out.append(Motion(length, angle))

@@ -17,12 +17,29 @@ import numpy as np
 
 from thoughtwave.synth.recent import Recent
 from thoughtwave.vision.artwork import BoardLayout
-
-# motion blur, wood streaks: the same line the reader deconvolves a shaken frame with (one definition)
-from thoughtwave.vision.deblur import line_psf as line_kernel
+from thoughtwave.vision.deblur import line_psf
 
 #: The widest horizontal field of view a random camera gets, in degrees.
 MAX_FOV_DEG = 105.0
+
+
+def line_kernel(length: float, angle_deg: float) -> np.ndarray:
+    """The motion blur (and wood streak) kernel of the synthetic pictures: a straight line ``length`` px long along
+    ``angle_deg`` drawn in whole pixels (an odd square summing to 1; ``cv2.line`` does not anti-alias a float picture,
+    so every length over 5 px up to 7 along a row is one 7-pixel line). The unit tests' pictures and the sets rendered
+    with ``--blur drawn`` were made with it and keep it; the reader deconvolves with a smooth line
+    (``vision.deblur.line_psf``), as a real shake is no whole number of pixels: ``Optics.motion_smooth`` blurs with
+    that one."""
+    n = int(math.ceil(length)) | 1
+    kernel = np.zeros((n, n), np.float32)
+    c = (n - 1) / 2
+    a = math.radians(angle_deg)
+    half = length / 2
+    p0 = (c - half * math.cos(a), c - half * math.sin(a))
+    p1 = (c + half * math.cos(a), c + half * math.sin(a))
+    cv2.line(kernel, (round(p0[0] * 16), round(p0[1] * 16)), (round(p1[0] * 16), round(p1[1] * 16)),
+             1.0, 1, cv2.LINE_AA, 4)
+    return kernel / max(1e-6, float(kernel.sum()))
 
 
 @dataclass(frozen=True)
@@ -84,11 +101,13 @@ class Camera:
 
 @dataclass(frozen=True)
 class Optics:
-    """Blur: ``defocus`` Gaussian sigma in px; motion blur ``motion_px`` long at ``motion_angle_deg``."""
+    """Blur: ``defocus`` Gaussian sigma in px; motion blur ``motion_px`` long at ``motion_angle_deg``, a line drawn in
+    whole pixels (``line_kernel``) or, ``motion_smooth``, spread smoothly as a real shake's (``deblur.line_psf``)."""
 
     defocus: float = 0.0
     motion_px: float = 0.0
     motion_angle_deg: float = 0.0
+    motion_smooth: bool = False
 
 
 @dataclass(frozen=True)
@@ -222,7 +241,8 @@ def blurred(image: np.ndarray, optics: Optics) -> np.ndarray:
     sigma = math.hypot(0.5, optics.defocus)
     image = cv2.GaussianBlur(image, (0, 0), sigma)
     if optics.motion_px >= 1.0:
-        image = cv2.filter2D(image, -1, line_kernel(optics.motion_px, optics.motion_angle_deg))
+        kernel = line_psf if optics.motion_smooth else line_kernel
+        image = cv2.filter2D(image, -1, kernel(optics.motion_px, optics.motion_angle_deg))
     return image
 
 
