@@ -43,3 +43,28 @@ def hue_field(ratio: np.ndarray, luma: np.ndarray, outlier: float) -> np.ndarray
     x, y = xx.ravel() / w - 0.5, yy.ravel() / h - 0.5
     full = np.column_stack([np.ones_like(x), x, y]) @ coef
     return np.exp(full).reshape(h, w, 3).astype(np.float32) * luma[..., None]
+
+
+def off_paper_hue(whites: np.ndarray, x: np.ndarray, y: np.ndarray, at: np.ndarray, papers: np.ndarray, size: float,
+                  spread: float) -> np.ndarray | None:
+    """(N,) bool: which local whites ``whites`` (N, 3, BGR) at grid-image px (``x``, ``y``) are of another hue than the
+    board's paper there by more than ``spread`` (the channel most above the paper's hue over the one most below).
+
+    The paper's hue is taken from the quiet zones round the decoded markers, ``papers`` (M, 3, BGR) at grid-image px
+    ``at`` (M, 2; ``size`` the grid image's side): a plane through their log chromaticities follows lights of two
+    colours from two sides, and no hand over the board bends it, as it is fitted to the markers' own paper only (the
+    board's ``hue_field`` is fitted to its local whites, and an arm across a third of the board pulls it toward skin,
+    which a warm lamp leaves within its ``spread`` of the fit). None under three markers or with them all in a line.
+    """
+    if len(papers) < 3:
+        return None
+    design = np.column_stack([np.ones(len(at)), np.asarray(at, np.float64) / size - 0.5])
+    chroma = np.log(np.asarray(papers, np.float64) + 1.0)
+    chroma -= chroma.mean(axis=1, keepdims=True)
+    coef, _, rank, _ = np.linalg.lstsq(design, chroma, rcond=None)
+    if rank < 3:
+        return None
+    local = np.log(np.asarray(whites, np.float64) + 1.0)
+    local -= local.mean(axis=1, keepdims=True)
+    off = local - np.column_stack([np.ones(len(x)), np.asarray(x) / size - 0.5, np.asarray(y) / size - 0.5]) @ coef
+    return (off.max(axis=1) - off.min(axis=1)) > np.log(spread)

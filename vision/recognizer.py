@@ -91,23 +91,31 @@ _QUIET_RING = np.concatenate([
     np.column_stack([np.full(16, u), np.linspace(0.0, 1.0, 16)]) for u in (-1 / 12, 13 / 12)]).astype(np.float32)
 
 
-def marker_paper(frame: np.ndarray, corners: dict[int, np.ndarray]) -> np.ndarray | None:
-    """The paper white around the markers decoded in ``frame`` (their corners in frame px, as the finder gives them):
-    the median colour (BGR) of the quiet zone around each, of the one most brightly lit; None without a marker. The
-    quiet zone is the board's printed paper by construction, so this is paper however much of the board is hidden."""
-    best: np.ndarray | None = None
+def marker_papers(frame: np.ndarray, corners: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+    """The paper white around each marker decoded in ``frame`` (their corners in frame px, as the finder gives them):
+    the median colour (BGR) of its quiet zone, by marker id (a marker half out of the frame left out). The quiet zone
+    is the board's printed paper by construction, so this is paper however much of the board is hidden."""
+    papers = {}
     h, w = frame.shape[:2]
     unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
-    for quad in corners.values():
+    for marker_id, quad in corners.items():
         to_frame = cv2.getPerspectiveTransform(unit, np.asarray(quad, np.float32).reshape(4, 2))
         at = np.rint(cv2.perspectiveTransform(_QUIET_RING[None], to_frame)[0]).astype(int)
         inside = (at[:, 0] >= 0) & (at[:, 0] < w) & (at[:, 1] >= 0) & (at[:, 1] < h)
-        if inside.sum() < len(at) // 2:
-            continue
-        white = np.median(frame[at[inside, 1], at[inside, 0]].astype(np.float32), axis=0)
-        if best is None or white.mean() > best.mean():
-            best = white
-    return best
+        if inside.sum() >= len(at) // 2:
+            papers[marker_id] = np.median(frame[at[inside, 1], at[inside, 0]].astype(np.float32), axis=0)
+    return papers
+
+
+def marker_paper(frame: np.ndarray, corners: dict[int, np.ndarray]) -> np.ndarray | None:
+    """The paper white around the markers decoded in ``frame`` (``marker_papers``): that of the one most brightly lit;
+    None without a marker."""
+    return brightest_paper(marker_papers(frame, corners))
+
+
+def brightest_paper(papers: dict[int, np.ndarray]) -> np.ndarray | None:
+    """The most brightly lit of ``papers`` (BGR by marker id), None if none."""
+    return max(papers.values(), key=lambda white: float(white.mean())) if papers else None
 
 
 @functools.cache
@@ -195,7 +203,7 @@ class Recognizer:
                 grid = self.finder.warp(frame, found.pose)
                 cell_px, doubt = self._cell_px(found.pose), self._cell_doubt(found.pose)
                 readout = self.reader.read(grid, cell_px, self.sharp_reference, moved=found.motion is not None,
-                                           doubt=doubt, marker_paper=marker_paper(frame, found.marker_corners))
+                                           doubt=doubt, **self._marker_paper(frame, found.marker_corners))
                 self._keep_sharpness(grid, readout)
                 in_doubt = self._misplaced_by_motion(found.pose, readout, doubt, frame.shape)
                 if in_doubt:
@@ -286,7 +294,7 @@ class Recognizer:
         found = replace(found, pose=pose, motion=motion, marker_corners=markers, markers_seen=tuple(sorted(markers)))
         cell_px, doubt = self._cell_px(pose), self._cell_doubt(pose)
         readout = self.reader.read(self.finder.warp(frame, pose), cell_px, self.sharp_reference, moved=True,
-                                   doubt=doubt, marker_paper=marker_paper(frame, markers))
+                                   doubt=doubt, **self._marker_paper(frame, markers))
         return found, readout, cell_px, doubt
 
     def _read_deblurred(self, frame: np.ndarray, found: FinderResult, readout: TileReadout, cell_px: np.ndarray,
@@ -311,7 +319,18 @@ class Recognizer:
         wanted = np.zeros(len(CELLS), bool)
         wanted[cells] = True
         take_sharper(readout, self.reader.read(sharper, cell_px, doubt=doubt, moved=True, wanted=wanted,
-                                               marker_paper=marker_paper(frame, found.marker_corners)), cells)
+                                               **self._marker_paper(frame, found.marker_corners)), cells)
+
+    def _marker_paper(self, frame: np.ndarray, corners: dict[int, np.ndarray]) -> dict[str, object]:
+        """The board's paper as the markers decoded in ``frame`` show it, for ``TileReader.read``: the brightest
+        marker's (``marker_paper``), and each one's with its centre in the grid image (``paper_hues``)."""
+        papers = marker_papers(frame, corners)
+        if not papers:
+            return {"marker_paper": None, "paper_hues": None}
+        to_grid = np.linalg.inv(self.finder.grid_to_mm())
+        centres = np.array([self.finder.marker_mm[i].mean(axis=0) for i in papers])
+        return {"marker_paper": brightest_paper(papers),
+                "paper_hues": (centres @ to_grid[:2, :2].T + to_grid[:2, 2], np.array(list(papers.values())))}
 
     def _cell_doubt(self, pose: BoardPose) -> np.ndarray:
         """(100,) how far the pose may misplace each cell, in cells (worked out once a pose: a steady board keeps

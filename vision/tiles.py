@@ -71,7 +71,7 @@ from thoughtwave.vision.cellmeasures import (
     paper_by_its_light,
     washed_whole,
 )
-from thoughtwave.vision.channels import brightest, darkest, hue_field
+from thoughtwave.vision.channels import brightest, darkest, hue_field, off_paper_hue
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.gridlines import unlined
 from thoughtwave.vision.second import SECOND_CONFIDENCE, SecondOpinion, amend, second_opinion
@@ -161,6 +161,7 @@ class TileReader:
         self.sampling: TileSampling = sampling(tile)
         self.measures: dict[str, np.ndarray] = {}
         self.beyond_paper: np.ndarray | None = None      # set by ``normalise``
+        self.off_hue: np.ndarray | None = None           # set by ``normalise`` (``off_paper_hue``)
         p = self.geometry.px_per_cell
         self.tile_px = tile.size * p
         # A finger is most of a cell wide; the blurred rim of a wave is a few pixels.
@@ -174,10 +175,12 @@ class TileReader:
         self._cx, self._cy = np.meshgrid(m + (idx + 0.5) * p - 0.5, m + (idx + 0.5) * p - 0.5)
 
     # Step 1 --------------------------------------------------------------------------------------
-    def normalise(self, grid: np.ndarray, marker_paper: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def normalise(self, grid: np.ndarray, marker_paper: np.ndarray | None = None,
+                  paper_hues: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The grid image divided by a local paper-white estimate (paper and cream ~1, float32), and
         per cell how much brighter its white is than the board's white around it (glare: > 1). ``marker_paper`` (BGR):
-        the paper around the markers decoded in the frame, if measured (``vision.recognizer.marker_paper``)."""
+        the paper around the markers decoded in the frame, if measured (``vision.recognizer.marker_paper``);
+        ``paper_hues`` that round each marker and where (``off_paper_hue``)."""
         p = self.geometry.px_per_cell
         small = cv2.resize(grid, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
         k = max(3, int(round(1.0 * p / 4)) | 1)
@@ -194,6 +197,11 @@ class TileReader:
             # local white is far above it: replaced below by the paper white near, so it reads as no paper at all).
             median, anchored = np.asarray(marker_paper, np.float64) + 1.0, True
         self.paper_white = median - 1.0
+        m, q = self.geometry.margin_px // 4, p / 4
+        centres = (m + (np.arange(10) + 0.5) * q).astype(int)
+        at = np.ix_(centres, centres)
+        self.off_hue = None if paper_hues is None else off_paper_hue(
+            white[at].reshape(100, 3), self._cx.ravel(), self._cy.ravel(), *paper_hues, self.geometry.size, HUE_SPREAD)
         ratio = white / median
         # The mean of the three channels, summed in the order ``mean`` sums them (the same float32 numbers, faster).
         luma = (ratio[..., 0] + ratio[..., 1] + ratio[..., 2]) / 3
@@ -216,9 +224,6 @@ class TileReader:
         bright = np.clip(brightest(white), 0, 255).astype(np.uint8)
         half = cv2.resize(bright, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
         around = cv2.medianBlur(half, max(3, int(round(5 * p / 8)) | 1))
-        m, q = self.geometry.margin_px // 4, p / 4
-        centres = (m + (np.arange(10) + 0.5) * q).astype(int)
-        at = np.ix_(centres, centres)
         glare = bright[at].astype(np.float32) / np.maximum(around[np.ix_(centres // 2, centres // 2)], 16)
         # (100,) cells lit far beyond the markers' paper (their white that many times theirs) where the board's white
         # was taken from the markers: no paper is lit so, so nothing of the board shows there (None: its own white).
@@ -334,16 +339,18 @@ class TileReader:
     def read(self, grid: np.ndarray, cell_px: np.ndarray | None = None,
              sharp_reference: float | None = None, moved: bool = False,
              doubt: np.ndarray | None = None, wanted: np.ndarray | None = None,
-             marker_paper: np.ndarray | None = None) -> TileReadout:
+             marker_paper: np.ndarray | None = None,
+             paper_hues: tuple[np.ndarray, np.ndarray] | None = None) -> TileReadout:
         """Read all 100 cells of a grid image (BGR uint8, ``geometry.size`` square); ``wanted`` (100,) bool: the cells
         whose readings are used (the second opinion, per cell, is asked about no other).
 
         For the causes of unreadable cells (``TileReadout.causes``): ``cell_px`` each cell's width in the picture
         (by ``Cell.index``), ``sharp_reference`` recent sharp frames' edge width, ``moved`` the finder saw motion.
         ``doubt`` (100,): how far the board's pose may misplace each cell, in cells (``BoardFinder.cell_doubt``).
-        ``marker_paper`` (BGR): the paper around the markers decoded in the frame (``normalise``)."""
+        ``marker_paper`` (BGR): the paper around the markers decoded in the frame (``normalise``); ``paper_hues``: the
+        paper round each of them, (N, 2) grid-image px and (N, 3) BGR (``off_paper_hue``)."""
         mdl = self.model
-        norm, glare = self.normalise(grid, marker_paper)
+        norm, glare = self.normalise(grid, marker_paper, paper_hues)
         cream, redness, not_paper, other = self.classes(norm)
 
         middle_body = cell_shares(not_paper, self.geometry, *MIDDLE)
@@ -649,6 +656,9 @@ class TileReader:
         # Paper shows the printed grid line at its borders with other paper: a cell read as clean paper that shows none
         # where the board's lines stand clear of the noise is paper by its light alone (a hand of pale skin over a tile
         # reads clean), too unsure to take a tile off (``vision.gridlines``).
+        if self.off_hue is not None:
+            # Not the hue of the board's paper where it lies: something paper-pale over it (``off_paper_hue``).
+            empty_conf = np.where(self.off_hue, np.minimum(empty_conf, LIGHT_ONLY_EMPTY), empty_conf)
         lines = np.full(100, np.nan)
         if ((state == 0) & ~second & (empty_conf > LIGHT_ONLY_EMPTY)).any():
             no_line, lines = unlined(grid, self.geometry, state == 0)
