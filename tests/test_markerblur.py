@@ -108,3 +108,40 @@ def test_the_misfit_is_the_same_numbers_as_from_the_whole_inverse_transform():
     o = marker.seen - marker.seen.mean()
     want = 1.0 - (x @ o / o.size) ** 2 / (np.maximum((x * x).mean(axis=1), 1e-12) * float(np.mean(o * o)))
     assert np.array_equal(marker.misfit(spectra), want)
+
+
+@pytest.mark.parametrize(("seed", "length", "angle"), [(12, 6.0, 120.0), (12, 7.0, 40.0)])
+def test_refined_with_the_lens_in_the_model_the_blur_of_a_soft_camera_comes_out_nearer_the_shake(seed, length, angle):
+    # A lens as soft as a Gaussian of 1 px, and a smooth shake: a line alone takes the lens's share too.
+    scene = Scene.random(seed, level="medium", hand=False, resolution=(960, 720))
+    frame, _ = render(replace(scene, optics=Optics(defocus=1.0, motion_px=length, motion_angle_deg=angle,
+                                                   motion_smooth=True)))
+    finder = BoardFinder()
+    found = finder.find(frame)
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    plain = marker_blur(grey, found.pose.homography, finder.marker_mm, found.pose.marker_ids)
+    refined = marker_blur(grey, found.pose.homography, finder.marker_mm, found.pose.marker_ids, refine=True)
+    assert plain is not None and refined is not None
+    apart = lambda m: min(abs(m.angle_deg - angle), 180 - abs(m.angle_deg - angle))  # noqa: E731
+    assert abs(refined.length_px - length) <= 0.25 and apart(refined) <= 2.0
+    assert abs(refined.length_px - length) < abs(plain.length_px - length)
+
+
+def test_a_frame_whose_markers_needed_deconvolving_is_read_again_with_the_measured_blur_then_the_finders(monkeypatch):
+    scene = Scene.random(1, level="medium", hand=False, resolution=(960, 720))
+    frame, _ = render(replace(scene, optics=Optics(motion_px=9.0, motion_angle_deg=37.0)))
+    measured_blur = Motion(8.5, 36.0)
+    monkeypatch.setattr("thoughtwave.vision.recognizer.marker_blur", lambda *args: measured_blur)
+    used = []
+    real = Recognizer._read_deblurred
+
+    def read_deblurred(self, frame, found, *args, **kwargs):
+        used.append(found.motion)
+        return real(self, frame, found, *args, **kwargs)
+
+    monkeypatch.setattr(Recognizer, "_read_deblurred", read_deblurred)
+    recognizer = Recognizer()
+    assert recognizer.read(frame).board_found
+    finders = recognizer._seen.found.motion
+    assert finders is not None and finders != measured_blur
+    assert used == [measured_blur, finders]

@@ -167,3 +167,16 @@ def test_when_the_search_finds_no_blur_the_one_measured_on_the_markers_gives_the
     after, wrong_after = tally(reading, truth)
     assert wrong_before == [] and wrong_after == []
     assert after >= before + 15
+
+
+def test_a_blur_measured_on_the_markers_is_tried_before_the_search_and_ends_it_when_it_brings_markers_back():
+    frame, _ = shaken()
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    estimator = CountingEstimator()
+    finder = BoardFinder(motion=estimator)
+    found = finder.find(frame)
+    better = Reposer(finder).repose(grey, found.pose, found.marker_corners, first=Motion(6.0, 110.0))
+    assert better is not None and better[1] == Motion(6.0, 110.0) and estimator.calls == 0
+    # A first blur that brings nothing back leaves the search to run as before.
+    again = Reposer(finder).repose(grey, found.pose, found.marker_corners, first=Motion(3.0, 20.0))
+    assert again is not None and estimator.calls == 1

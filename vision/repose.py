@@ -53,10 +53,12 @@ class Reposer:
         residual to show it (seed 73 frame 115: two markers, 0.4 px of residual, the far corner 1.3 cells off)."""
         return len(pose.marker_ids) < len(self.missing(pose, shape))
 
-    def repose(self, grey: np.ndarray, pose: BoardPose,
-               seen: dict[int, np.ndarray]) -> tuple[BoardPose, Motion, dict[int, np.ndarray]] | None:
+    def repose(self, grey: np.ndarray, pose: BoardPose, seen: dict[int, np.ndarray],
+               first: Motion | None = None) -> tuple[BoardPose, Motion, dict[int, np.ndarray]] | None:
         """A pose on more markers than ``pose``, the blur deconvolved to find them and all markers it rests on;
-        None when no blur brings back a marker that agrees (``grey`` the frame, ``seen`` its markers as found)."""
+        None when no blur brings back a marker that agrees (``grey`` the frame, ``seen`` its markers as found).
+        ``first``: a blur tried before those the search around the missing markers finds (the one measured on the
+        decoded markers: the search is made only if it brings none back)."""
         if self._pause > 0:
             self._pause -= 1
             return None
@@ -64,7 +66,9 @@ class Reposer:
         if not quads:
             return None
         self._pause = SMEAR_PAUSE_FRAMES          # unless a pose is found below
-        found = self.with_blurs(grey, pose, seen, self.finder.motion.ranked(grey, quads))
+        found = None if first is None else self.with_blurs(grey, pose, seen, [first])
+        if found is None:
+            found = self.with_blurs(grey, pose, seen, self.finder.motion.ranked(grey, quads))
         if found is not None:
             self._pause = 0
         return found
