@@ -158,7 +158,7 @@ def test_when_the_search_finds_no_blur_the_one_measured_on_the_markers_gives_the
         tried.append(list(motions))
         return real(self, grey, pose, seen, motions)
 
-    monkeypatch.setattr(Reposer, "repose", lambda self, grey, pose, seen: None)
+    monkeypatch.setattr(Reposer, "repose", lambda self, grey, pose, seen, first=None: None)
     monkeypatch.setattr(Reposer, "with_blurs", with_blurs)
     monkeypatch.setattr("thoughtwave.vision.recognizer.marker_blur", lambda *args: Motion(6.0, 110.0))
     reading = Recognizer().read(frame)

@@ -305,12 +305,8 @@ class Recognizer:
         the search's): the finder's result, the readout, cell sizes and pose doubt; None when none is found."""
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         reposer = self._reposer_for()
-        if motions is not None:
-            better = reposer.with_blurs(grey, found.pose, found.marker_corners, motions)
-        elif first is not None:
-            better = reposer.repose(grey, found.pose, found.marker_corners, first=first)
-        else:
-            better = reposer.repose(grey, found.pose, found.marker_corners)
+        better = (reposer.repose(grey, found.pose, found.marker_corners, first=first) if motions is None
+                  else reposer.with_blurs(grey, found.pose, found.marker_corners, motions))
         if better is None:
             return None
         pose, motion, markers = better
