@@ -4,7 +4,7 @@
     DRJIT_LIBLLVM_PATH=/usr/lib/x86_64-linux-gnu/libLLVM.so.19.1 \\
     .venv/bin/python bench/physical_set.py render --out /tmp/pbr --count 200 --seed 19 [--spp 16] [--resolution 960x720]
         [--smeared-from 4]                              # only the frames smeared 4 px or more
-        [--blur drawn]                                  # a shake as the reader models it (every set before session 21)
+        [--blur drawn]                                  # a shake drawn in whole pixels (every set before session 21)
     .venv/bin/python bench/physical_set.py score /tmp/pbr [--rules-only]
 
 Each frame takes its content from ``Scene.random(seed, level, physical=True)`` (the tiles as laid, the
@@ -210,9 +210,9 @@ def draw_extras(seed: int, spp: int) -> dict:
 def smooth_line_kernel(length: float, angle_deg: float) -> np.ndarray:
     """A straight shake's point spread function as the sensor takes it: ``length`` px along ``angle_deg`` (the angle as
     ``vision.deblur.line_psf`` takes it), the light spread evenly along the segment and shared between the pixels each
-    point falls among (bilinear), so any length counts. ``line_psf``, the reader's model, draws whole pixels
-    (``cv2.line`` does not anti-alias a float image): every length over 5 px up to 7 is the same 7-pixel line, and a set
-    blurred with it meets the reader's own kernel, which flatters the reader."""
+    point falls among (bilinear), so any length counts. The reader's model (``line_psf``) is the same construction
+    today, but the renderer keeps its own: a change to the reader's model must not change the pictures it is judged on
+    (the whole-pixel line the reader once had blurred every set before the twenty-first session, which flattered it)."""
     n = int(math.ceil(length)) + 2 | 1
     c = (n - 1) / 2
     a = math.radians(angle_deg)
@@ -273,8 +273,9 @@ def render_set(out: Path, count: int, seed: int, spp: int, resolution: tuple[int
                smeared_from: float | None = None, blur: str = "smooth") -> None:
     """Frames 0 to ``count`` - 1 of the set ``seed`` into ``out``; with ``smeared_from``, only those smeared at least
     that many px (the same frames, under the same names, as in the whole set: a quick set for the smear search).
-    ``blur``: a shake's kernel, "smooth" (``smooth_line_kernel``) or "drawn" (the reader's own whole-pixel
-    ``line_psf``, as every set before the twenty-first session was rendered; the record's ``draw`` says which)."""
+    ``blur``: a shake's kernel, "smooth" (``smooth_line_kernel``) or "drawn" (the whole-pixel line the reader had
+    until the twenty-second session, ``synth.camera.line_kernel``, as every set before the twenty-first was rendered;
+    the record's ``draw`` says which)."""
     import mitsuba as mi
 
     mi.set_variant("llvm_ad_rgb" if "llvm_ad_rgb" in mi.variants() and os.environ.get("DRJIT_LIBLLVM_PATH")
@@ -447,8 +448,8 @@ def main(argv: list[str] | None = None) -> int:
     make.add_argument("--smeared-from", type=float, default=None, metavar="PX",
                       help="only the frames smeared at least PX px (named as in the whole set)")
     make.add_argument("--blur", choices=("smooth", "drawn"), default="smooth",
-                      help="a shake's kernel: smooth (default), or drawn in whole pixels as the reader models it "
-                           "(every set before the twenty-first session)")
+                      help="a shake's kernel: smooth (default), or drawn in whole pixels as the reader modelled it "
+                           "until the twenty-second session (every set before the twenty-first)")
     judge = sub.add_parser("score", help="score the reader on a rendered set")
     judge.add_argument("folder", type=Path)
     judge.add_argument("--rules-only", action="store_true", help="without the tile reader's second opinion")

@@ -27,7 +27,6 @@ from thoughtwave.vision.deblur import (
     by_guess,
     deblurred,
     deconvolved_detector,
-    drawn_line,
     finer_blurs,
     kernel_spectra,
     line_psf,
@@ -352,7 +351,9 @@ def test_the_search_asks_about_the_blurs_near_the_guess_first_and_no_further_onc
     # (The finer set: five lengths in three directions near the best, none asked about before.)
     coarse = 3 * 5
     assert coarse < len(asked) <= coarse + 14
-    assert len({drawn_line(m) for m in asked}) == len({drawn_line(m) for m in asked[:coarse]}) + len(asked) - coarse
+    # Each blur asked about once: line_psf draws every length and direction differently.
+    assert len(set(asked)) == len(asked)
+    assert len({line_psf(m.length_px, m.angle_deg).tobytes() for m in asked}) == len(asked)
 
 
 @pytest.mark.parametrize("short", [0, 1])
@@ -372,20 +373,20 @@ def test_a_blur_under_which_every_crop_decodes_ends_the_search_without_the_finer
             return len(crops) - short if len(asked) == 1 else 0
 
     FirstDecodes(finder.motion.detector, finder.motion.marker_ids).ranked(grey, candidates)
-    assert asked[1:] == ([] if short == 0 else finer_blurs(asked[0], {drawn_line(asked[0])}))
+    assert asked[1:] == ([] if short == 0 else finer_blurs(asked[0], {asked[0]}))
 
 
 def test_the_finer_set_asks_about_lengths_near_the_best_in_three_directions_once():
     # The reader's line is smooth: every length is a different blur, so the finer set steps through them (a line of
     # whole pixels drew one line for all of 5-7 px along a row; the set had to look for the lengths drawing others).
     near = finer_blurs(Motion(7.0, 105.0))
-    lines = [drawn_line(m) for m in near]
-    assert len(set(lines)) == len(lines) == 15
-    assert drawn_line(Motion(7.0, 105.0)) == lines[0] and drawn_line(Motion(7.375, 105.0)) in lines
+    lines = [line_psf(m.length_px, m.angle_deg).tobytes() for m in near]
+    assert len(set(lines)) == len(lines) == len(near) == 15         # fifteen blurs, each drawn differently
+    assert near[0] == Motion(7.0, 105.0) and Motion(7.375, 105.0) in near
     for m in near:
         assert 6.25 <= m.length_px <= 7.75 and angle_apart(m.angle_deg, 105.0) <= 7.5
-    centre = drawn_line(Motion(7.0, 105.0))
-    assert centre not in [drawn_line(m) for m in finer_blurs(Motion(7.0, 105.0), {centre})]    # tried: not again
+    centre = Motion(7.0, 105.0)
+    assert centre not in finer_blurs(centre, {centre})    # tried: not again
 
 
 def test_the_guess_ranks_by_direction_then_length():

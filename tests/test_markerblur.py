@@ -11,7 +11,7 @@ from test_repose import tally
 
 from thoughtwave.synth import Scene, render
 from thoughtwave.synth.camera import Optics
-from thoughtwave.vision.deblur import Motion, psf_spectra
+from thoughtwave.vision.deblur import Motion, kernel_spectra, line_psf
 from thoughtwave.vision.finder import SMEAR_PAUSE_FRAMES, BoardFinder
 from thoughtwave.vision.markerblur import MODULE_PX, _Marker, marker_blur
 from thoughtwave.vision.recognizer import Recognizer
@@ -101,8 +101,8 @@ def test_the_misfit_is_the_same_numbers_as_from_the_whole_inverse_transform():
                       [ex[1] / MODULE_PX, ey[1] / MODULE_PX, origin[1]], [0, 0, 1]])
     marker = _Marker(frame, found.pose.homography @ to_mm, found.pose.marker_ids[0])
     assert marker.ok
-    spectra = psf_spectra([Motion(length, angle) for length in (2.0, 6.0, 9.75) for angle in (0.0, 60.0, 165.0)],
-                          (marker.n, marker.n))
+    spectra = kernel_spectra([line_psf(length, angle) for length in (2.0, 6.0, 9.75) for angle in (0.0, 60.0, 165.0)],
+                             (marker.n, marker.n))
     blurred = np.fft.irfft2(marker.spectrum[None] * spectra, s=(marker.n, marker.n))[:, marker.mask]
     x = blurred - blurred.mean(axis=1, keepdims=True)
     o = marker.seen - marker.seen.mean()

@@ -148,11 +148,6 @@ def psf_spectrum(psf: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     return kernel_spectra([psf], shape)[0]
 
 
-def psf_spectra(motions: list[Motion], shape: tuple[int, int]) -> np.ndarray:
-    """(len(motions), h, w // 2 + 1) ``psf_spectrum`` of each motion's line, in one FFT call (the same numbers)."""
-    return kernel_spectra([line_psf(m.length_px, m.angle_deg) for m in motions], shape)
-
-
 def kernel_spectra(psfs: list[np.ndarray], shape: tuple[int, int]) -> np.ndarray:
     """(len(psfs), h, w // 2 + 1) ``psf_spectrum`` of each of ``psfs`` (kernels drawn once, for a few sizes).
 
@@ -377,23 +372,17 @@ class MotionEstimator:
         best = centre
         # A blur under which every crop (or every board marker) decodes is bettered by none: no finer set then.
         if best_score < min(len(crops), len(self.marker_ids)):
-            for motion in finer_blurs(centre, {drawn_line(m) for _, m in scores}):
+            for motion in finer_blurs(centre, {m for _, m in scores}):
                 got = self.score(spectra, size, motion, scale)
                 if got > best_score:
                     best, best_score = motion, got
         return [best, *(m for n, m in scores[1:] if n > 0)][:ALTERNATIVES]
 
 
-def drawn_line(motion: Motion) -> bytes:
-    """The pixels ``line_psf`` draws for ``motion`` (two blurs that draw the same line deconvolve alike)."""
-    return line_psf(motion.length_px, motion.angle_deg).tobytes()
-
-
-def finer_blurs(centre: Motion, tried: set[bytes] = frozenset()) -> list[Motion]:
+def finer_blurs(centre: Motion, tried: set[Motion] = frozenset()) -> list[Motion]:
     """The finer set around ``centre``: along its direction and ``FINE_ANGLE_STEP`` either side, the lengths within
-    ``FINE_LENGTH_STEP`` of its length (at least 2 px) ``FINE_LENGTH_SCAN_PX`` apart, none drawn as one in ``tried``
-    (``drawn_line``), nearest ``centre`` first. ``line_psf`` draws a smooth line, so every length is a different
-    blur (a line of whole pixels drew a few lines between two odd lengths, and the search had to find each)."""
+    ``FINE_LENGTH_STEP`` of its length (at least 2 px) ``FINE_LENGTH_SCAN_PX`` apart, none in ``tried``, nearest
+    ``centre`` first. ``line_psf`` draws a smooth line, so every length and direction is a blur of its own."""
     seen = set(tried)
     out = []
     steps = int(round(FINE_LENGTH_STEP / FINE_LENGTH_SCAN_PX))
@@ -401,11 +390,10 @@ def finer_blurs(centre: Motion, tried: set[bytes] = frozenset()) -> list[Motion]
         angle = (centre.angle_deg + turn) % 180.0
         lengths = sorted({round(max(2.0, centre.length_px + k * FINE_LENGTH_SCAN_PX), 3)
                           for k in range(-steps, steps + 1)}, key=lambda length: abs(length - centre.length_px))
-        for length in lengths:
-            line = drawn_line(Motion(length, angle))
-            if line not in seen:
-                seen.add(line)
-                out.append(Motion(length, angle))
+        for motion in (Motion(length, angle) for length in lengths):
+            if motion not in seen:
+                seen.add(motion)
+                out.append(motion)
     return out
 
 

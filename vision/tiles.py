@@ -653,12 +653,12 @@ class TileReader:
         by_relief &= (state == 2) & ~covered
         empty_conf = np.where(flat | lifted, LIGHT_ONLY_EMPTY,
                               np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
-        # Paper shows the printed grid line at its borders with other paper: a cell read as clean paper that shows none
-        # where the board's lines stand clear of the noise is paper by its light alone (a hand of pale skin over a tile
-        # reads clean), too unsure to take a tile off (``vision.gridlines``).
         if self.off_hue is not None:
             # Not the hue of the board's paper where it lies: something paper-pale over it (``off_paper_hue``).
             empty_conf = np.where(self.off_hue, np.minimum(empty_conf, LIGHT_ONLY_EMPTY), empty_conf)
+        # Paper shows the printed grid line at its borders with other paper: a cell read as clean paper that shows none
+        # where the board's lines stand clear of the noise is paper by its light alone (a hand of pale skin over a tile
+        # reads clean), too unsure to take a tile off (``vision.gridlines``).
         lines = np.full(100, np.nan)
         if ((state == 0) & ~second & (empty_conf > LIGHT_ONLY_EMPTY)).any():
             no_line, lines = unlined(grid, self.geometry, state == 0)
