@@ -13,7 +13,7 @@ from thoughtwave.synth import Scene, render
 from thoughtwave.synth.camera import Optics
 from thoughtwave.vision.deblur import Motion, kernel_spectra, line_psf
 from thoughtwave.vision.finder import SMEAR_PAUSE_FRAMES, BoardFinder
-from thoughtwave.vision.markerblur import MODULE_PX, _Marker, marker_blur
+from thoughtwave.vision.markerblur import COARSE_LINES, MODULE_PX, _kept_spectra, _Marker, _spectra, marker_blur
 from thoughtwave.vision.recognizer import Recognizer
 
 
@@ -108,6 +108,17 @@ def test_the_misfit_is_the_same_numbers_as_from_the_whole_inverse_transform():
     o = marker.seen - marker.seen.mean()
     want = 1.0 - (x @ o / o.size) ** 2 / (np.maximum((x * x).mean(axis=1), 1e-12) * float(np.mean(o * o)))
     assert np.array_equal(marker.misfit(spectra), want)
+
+
+def test_the_coarse_lines_kept_between_frames_are_the_same_spectra_as_drawn_afresh():
+    # Kept in part by one call and in part by the next (each line's spectrum its own, whatever it is made with), at
+    # two sizes at once.
+    first, then = list(COARSE_LINES[10:30]), list(COARSE_LINES[20:50:3]) + [COARSE_LINES[0]]
+    for lines in (first, then, first):
+        kept = _kept_spectra(lines, {88, 104})
+        afresh = _spectra([line_psf(m.length_px, m.angle_deg) for m in lines], {88, 104})
+        for n in (88, 104):
+            assert np.array_equal(kept[n].view(np.uint32), afresh[n].view(np.uint32))
 
 
 @pytest.mark.parametrize(("seed", "length", "angle"), [(12, 6.0, 120.0), (12, 7.0, 40.0)])
