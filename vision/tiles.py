@@ -618,6 +618,15 @@ class TileReader:
         doubt = np.zeros(100) if doubt is None else np.asarray(doubt, np.float64).ravel()
         misplaced = ((state == 1) & (doubt > POSE_DOUBT_TILE)) | (doubt > POSE_DOUBT_ANY)
         state[misplaced | overlaid | shadowed] = 2
+        # Something hand-like over a cell's rim only, its middle clean paper: a tile there (0.96 of the cell) would show
+        # its hub and body in the middle, so the cell is empty whatever lies over its rim, as long as the second opinion
+        # sees it uncovered as surely as it must to read a cell itself (pale skin over a tile's middle reads clean too):
+        # a finger's tip over an empty cell's edge (seeds 103 and 97: 8 cells of 42 such, none of them a tile).
+        rimmed = (empty & occluded & ~lit_beyond & ~tile_ok & ~misplaced) if self.second is not None else np.zeros(
+            100, bool)
+        state[rimmed] = 0
+        over = occluded.copy()              # what the rules see covered
+        occluded &= ~rimmed
         # A network that sees the whole cell may read what the rules leave unreadable, if sure and not against what they
         # saw; it may find cells they read covered (``vision.second.amend``) where they see a hand, and any they read
         # paper by its light alone (its shape, or its relief in a sheen): pale skin in warm light, or dim and noisy,
@@ -634,7 +643,7 @@ class TileReader:
         if (dots_deny & faded & dots_black).any() and dots_fade():
             dots_deny &= ~faded
         wanted = np.ones(100, bool) if wanted is None else wanted
-        asked = (occluded.any() | flat | lifted) & wanted
+        asked = (over.any() | flat | lifted) & wanted
         # A tile read by its relief in a sheen may be a pale finger's lit skin over its own dark edge or shadow (seed
         # 103 frame 126 A4: an empty cell under a finger, relief 1.3 of a tile's): it stands only where the second
         # opinion sees the cell uncovered, as for paper by a shadow's edge.
@@ -644,9 +653,11 @@ class TileReader:
             ~glare_seen & ~washed_out & (glare.ravel() < mdl.glare_max) & (middle_washed == 0),
             tile_may & ~(hue_sure & ~hue_red) & ~(dots_black & dots_deny),
             tile_may & ~(hue_sure & hue_red) & ~(dots_red & dots_deny)]),
-            asked, hand_on | (arm_kept[:, 1] & (arm_levels[:, 1] > 0.5 + mdl.arm_margin / 2)), pale, edged | by_relief)
+            asked, hand_on | (arm_kept[:, 1] & (arm_levels[:, 1] > 0.5 + mdl.arm_margin / 2)), pale,
+            edged | by_relief | rimmed)
             if self.second is not None else (np.zeros(100, bool),) * 2)
-        occluded |= covered
+        rimmed &= state == 0                # now: the cells it saw clear of a hand; the rest stay covered
+        occluded |= covered | (over & ~rimmed)
         # A pale finger shows no hand-like pixel, yet what it covers beside a tile is left unreadable, and its dark side
         # or shadow over a wave's end is dark like the tile's ink (seed 103 frame 126 B4, a black nw read "black n", its
         # west wave under a finger's dark edge). A blank side the rules read with dark no tile explains beyond it,
@@ -663,7 +674,7 @@ class TileReader:
         hidden_end = hidden_end.any(axis=1) & (state == 2)      # now: the tiles whose blank sides it did not confirm
         edged &= (state == 2) & ~covered    # now: the cells it did not see clear of a hand
         by_relief &= (state == 2) & ~covered
-        empty_conf = np.where(flat | lifted, LIGHT_ONLY_EMPTY,
+        empty_conf = np.where(flat | lifted | rimmed, LIGHT_ONLY_EMPTY,
                               np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
         if self.off_hue is not None:
             # Not the hue of the board's paper where it lies: something paper-pale over it (``off_paper_hue``).
