@@ -1,5 +1,7 @@
-"""A finger's tip over the rim of an empty cell: the middle shows clean paper, where a tile (0.96 of the cell) would
-show its hub and body, so the cell is empty whatever lies over its rim; the second opinion must see it uncovered."""
+"""Something hand-like over part of a cell. An empty cell's middle shows clean paper where a tile (0.96 of the cell)
+would show its hub and body, so a finger's tip over its rim leaves it empty, if the second opinion sees it uncovered. A
+tile is read from what shows of it (as under glare) where every side shows; a side a hand covers whole, or a blank side
+under a hand (it may hide a wave's end), leaves it covered."""
 
 import cv2
 import numpy as np
@@ -56,3 +58,40 @@ def test_a_tile_under_a_finger_at_its_rim_is_never_read_empty(monkeypatch):
     monkeypatch.setattr(SecondOpinion, "uncovered", lambda self, norm, px, margin, cells: np.ones(len(cells), bool))
     readout = TileReader().read(fingered({CELL: face(Colour.BLACK, "nes")}))
     assert readout.cells()[CELL].state is not CellState.EMPTY
+
+
+def handed(tiles: dict, x1: float, y0: float, y1: float) -> np.ndarray:
+    """The printed board (with ``tiles``) under a hand over columns A-D, its edge ``x1`` of a cell into E5 between
+    ``y0`` and ``y1`` (shares of E5 from its top edge)."""
+    grid = grid_image(tiles)
+    geometry = GridGeometry()
+    x, y = geometry.cell_origin(CELL.row, CELL.col)
+    p = geometry.px_per_cell
+    cv2.rectangle(grid, (0, y + int(y0 * p)), (x + int(x1 * p), y + int(y1 * p)), SKIN_BGR, -1)
+    cv2.rectangle(grid, (0, y + int(y0 * p)), (x - 1, y + 3 * p), SKIN_BGR, -1)       # the rest of the hand
+    return grid
+
+
+@pytest.mark.parametrize(("piece", "read"), [("esw", True), ("nes", False)])
+def test_a_tile_under_the_edge_of_a_hand_is_read_from_what_shows_of_it_unless_a_blank_side_may_hide_a_wave(piece,
+                                                                                                         read):
+    # The hand's edge over E5's west eighth, beside the arms' sample regions: a wave there shows its cream nearer the
+    # hub (read), a blank side under a hand may hide a wave's end (not read, and still covered).
+    reader = TileReader()
+    reader.second = None
+    readout = reader.read(handed({CELL: face(Colour.BLACK, piece)}, 0.12, 0.0, 1.0))
+    assert reader.measures["other"][CELL.index] > reader.model.other_max
+    reading = readout.cells()[CELL]
+    if read:
+        assert reading.label() == f"black {piece}" and not readout.occluded[CELL.row, CELL.col]
+    else:
+        assert reading.state is CellState.UNREADABLE and readout.occluded[CELL.row, CELL.col]
+
+
+@pytest.mark.parametrize("piece", ["nes", "esw"])
+def test_a_tile_whose_side_a_hand_covers_whole_stays_covered(piece):
+    # The west side covered two fifths in: a wave there or none, nothing shows which.
+    reader = TileReader()
+    reader.second = None
+    readout = reader.read(handed({CELL: face(Colour.BLACK, piece)}, 0.4, 0.0, 1.0))
+    assert readout.cells()[CELL].state is CellState.UNREADABLE and readout.occluded[CELL.row, CELL.col]

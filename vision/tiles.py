@@ -103,6 +103,8 @@ DOT_FADE = 1.2
 #: A sample region with less than this share left after washed-out pixels is not read, nor one whose clipped share is
 #: this much above its hub's (blank ink washed to look like cream).
 WASHED_REGION, WASHED_BEYOND_HUB = 0.6, 0.25
+#: A tile with something hand-like over at most this share of its cell is read from what shows of it, as under glare.
+PART_COVERED_MAX = 0.5
 #: Where the board's pose may misplace a cell by more than this share of a cell (few markers seen, smeared:
 #: ``BoardFinder.cell_doubt``), no tile is read, and nothing at all beyond the second.
 POSE_DOUBT_TILE, POSE_DOUBT_ANY = 0.2, 0.5
@@ -401,6 +403,16 @@ class TileReader:
             suspect[:, [col["body"], col["hub"]]] = False        # the body is masked above; the hub is cream
             glare_seen = glared | suspect.any(axis=1)
             unwashed = not glared.any()
+        # A tile covered in part by something hand-like (a finger over a corner or over a side's end) is read, as under
+        # glare, from the samples clear of it and of a rim around it (its soft edge, the shadow beneath), where its hub
+        # and body show and every arm shows a half (``read_arms``: a side covered whole leaves the tile in doubt).
+        part = ((cell_other > mdl.other_max) & (cell_other <= PART_COVERED_MAX)).ravel()
+        if part.any():
+            at = np.flatnonzero(part)
+            over = cv2.dilate(other.view(np.uint8), self._washed_kernel).astype(np.float32)
+            clear = self._patches(over, cx.ravel()[at], cy.ravel()[at], angle.ravel()[at]).reshape(at.size, -1) < 0.5
+            valid[at] *= clear
+            unwashed = False
         seen = self.sampling.region_means(valid)                    # (100, regions) share not washed out
 
         def unwashed_means(samples: np.ndarray) -> np.ndarray:
@@ -532,9 +544,10 @@ class TileReader:
         # out a hand), and ``vision.causes`` names its light, far above the paper's, glare.
         lit_beyond = self.beyond_paper if self.beyond_paper is not None else np.zeros(100, bool)
         occluded = (cell_other > mdl.other_max).ravel() & ~lit_beyond
+        part &= occluded & kept[:, col["hub"]] & kept[:, col["body"]]      # a tile may be read there, nothing else
         occupied = middle_body > mdl.occupied_min
-        shaped = (occupied & centred & ~occluded & ((contrast > mdl.hub_contrast_min) | sheen_relief) & (arms > 0)
-                  & (arm_margin > mdl.arm_margin) & ~dim_blank & (residual < mdl.residual_max))
+        shaped = (occupied & centred & (~occluded | part) & ((contrast > mdl.hub_contrast_min) | sheen_relief)
+                  & (arms > 0) & (arm_margin > mdl.arm_margin) & ~dim_blank & (residual < mdl.residual_max))
         # Red from the body alone only where the picture is blurred enough to fade a dot: edges wider than the dot. In
         # a sharp picture a red tile without its dots is a misprint or something over it.
         if (red_by_hue & shaped & hue_sure).any() and not dots_fade():
@@ -672,6 +685,7 @@ class TileReader:
                                            hidden_end[ends])
             state[ends[~seen_blank]] = 2
         hidden_end = hidden_end.any(axis=1) & (state == 2)      # now: the tiles whose blank sides it did not confirm
+        occluded &= ~(part & (state == 1))      # a tile read from what shows of it: what covers the rest is beside it
         edged &= (state == 2) & ~covered    # now: the cells it did not see clear of a hand
         by_relief &= (state == 2) & ~covered
         empty_conf = np.where(flat | lifted | rimmed, LIGHT_ONLY_EMPTY,
