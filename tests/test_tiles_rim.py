@@ -95,3 +95,19 @@ def test_a_tile_whose_side_a_hand_covers_whole_stays_covered(piece):
     reader.second = None
     readout = reader.read(handed({CELL: face(Colour.BLACK, piece)}, 0.4, 0.0, 1.0))
     assert readout.cells()[CELL].state is CellState.UNREADABLE and readout.occluded[CELL.row, CELL.col]
+
+
+@pytest.mark.parametrize("piece", ["new", "es"])
+def test_a_tile_under_a_finger_over_its_corner_is_read_from_the_body_seen_beside_each_arm(piece):
+    # A hand from the north-west over E5's corner, a third of a cell into it both ways: clear of the north and west
+    # arms, over the body on one side of each (their flanks half seen), a tenth of the cell.
+    grid = grid_image({CELL: face(Colour.BLACK, piece)})
+    geometry = GridGeometry()
+    x, y = geometry.cell_origin(CELL.row, CELL.col)
+    p = geometry.px_per_cell
+    cv2.rectangle(grid, (0, y - 3 * p), (x + p // 3, y + int(0.3 * p)), SKIN_BGR, -1)
+    reader = TileReader()
+    reader.second = None
+    readout = reader.read(grid)
+    assert reader.measures["other"][CELL.index] > reader.model.other_max
+    assert readout.cells()[CELL].label() == f"black {piece}" and not readout.occluded[CELL.row, CELL.col]

@@ -424,6 +424,10 @@ class TileReader:
         means = unwashed_means(flat[..., 0])
         red_means = unwashed_means(flat[..., 1])
         kept = (seen >= WASHED_REGION) & ~suspect
+        # A flank is the body either side of an arm's half: half of it seen (the rest under glare or a hand, a finger
+        # over a tile's corner) is the body beside the arm all the same.
+        flank_cols = [col[f"flank_{d}_{part}"] for part in ("in", "out") for d in "nesw"]
+        kept[:, flank_cols] |= (seen[:, flank_cols] >= WASHED_REGION / 2) & ~suspect[:, flank_cols]
 
         body_level = means[:, col["body"]]
         # The hub is cream: washed out, it still reads as cream.
@@ -460,7 +464,6 @@ class TileReader:
                 means[at] = bl + (lin - lin_body) / lin_scale * sc
                 flat[at, :, 0] = bl + (lin_px - lin_body) / lin_scale * sc
         arm_cols = [col[f"arm_{d}_{part}"] for part in ("in", "out") for d in "nesw"]
-        flank_cols = [col[f"flank_{d}_{part}"] for part in ("in", "out") for d in "nesw"]
         # On the wave or beside it (a hand's shadow over a wave's end is dark like ink, not hand-like).
         hand_on = (self.sampling.region_means(flat[..., 3])[:, arm_cols + flank_cols] > HAND_ON_SIDE).reshape(
             100, 4, 4).any(axis=1)
