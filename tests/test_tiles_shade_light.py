@@ -11,7 +11,8 @@ from thoughtwave.engine.pieces import Colour
 from thoughtwave.vision.cellmeasures import middle_edge_unevenness, middle_unevenness, paper_by_its_light
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.reading import CellState
-from thoughtwave.vision.tiles import TileReader
+from thoughtwave.vision.second import SecondOpinion
+from thoughtwave.vision.tiles import LIGHT_ONLY_EMPTY, TileReader
 
 
 def edge_shadow(grid: np.ndarray, x: float, depth: float, soft: float, tint: tuple[float, float, float]) -> np.ndarray:
@@ -166,3 +167,38 @@ def test_in_deep_noisy_shade_no_cell_is_read_as_what_it_is_not_and_half_the_pape
         assert all(cells[c].label() in ("empty", "unreadable") for c in inside), depth
         assert all(cells[c].label() in (f"{k.value} {p}", "unreadable") for c, (k, p) in tiles.items()), depth
         assert sum(cells[c].state is CellState.EMPTY for c in inside) >= len(inside) // 2, depth   # 5 of 16 before
+
+
+def test_paper_across_a_shadows_edge_reads_empty_by_the_papers_hue_where_the_second_opinion_sees_cover(monkeypatch):
+    # The second opinion may see a shadow over paper as something covering it. Where the markers' paper gives the
+    # board's hue and the middle is of it, the paper across the shadow's edge reads empty all the same (too unsure to
+    # take a tile off); pale skin with its own edge, over tiles, is of another hue and stays unreadable.
+    monkeypatch.setattr(SecondOpinion, "uncovered", lambda self, norm, px, margin, cells: np.zeros(len(cells), bool))
+    tiles = {Cell.parse(n): p for n, p in (("G2", "nw"), ("G6", "ne"), ("G8", "ns"), ("I4", "ew"))}
+    grid = grid_image({c: face(Colour.BLACK, p) for c, p in tiles.items()})
+    paper = np.median(grid.reshape(-1, 3), axis=0).astype(np.float64)
+    size = grid.shape[0]
+    at = np.array([[-P, -P], [size + P, -P], [-P, size + P], [size + P, size + P]], np.float64)
+    hues = (at, np.tile(paper, (len(at), 1)))
+    empties = [Cell.parse(f"G{r}") for r in (1, 3, 4, 5, 7, 9, 10)]
+    x, _ = centre(Cell.parse("G1"))
+    skin = grid.copy()          # pale skin (seed 103 frame 54's against the paper) laid flat over G2, G6 and G8
+    for cell in (Cell.parse("G2"), Cell.parse("G6"), Cell.parse("G8")):
+        cx, cy = centre(cell)
+        skin[int(cy - P / 2):int(cy + P / 2), int(cx - P / 2):int(cx + P / 2)] = np.clip(
+            paper * (0.84, 0.90, 0.99), 0, 255).astype(np.uint8)
+    read_empty = 0
+    for depth in (0.35, 0.5):
+        for soft, offset in ((0.03, -0.2), (0.08, 0.1)):
+            shaded = edge_shadow(grid, x + offset * P, depth, soft * P, (1.0, 1.0, 1.0))
+            plain = TileReader().read(shaded).cells()
+            assert all(plain[c].state is CellState.UNREADABLE for c in empties), (depth, soft)
+            cells = TileReader().read(shaded, paper_hues=hues).cells()
+            assert all(cells[c].label() in ("empty", "unreadable") for c in empties), (depth, soft)
+            assert all(cells[c].confidence <= np.float32(LIGHT_ONLY_EMPTY) for c in empties), (depth, soft)
+            assert all(cells[c].label() in (f"black {p}", "unreadable") for c, p in tiles.items()), (depth, soft)
+            read_empty += sum(cells[c].state is CellState.EMPTY for c in empties)
+            covered = TileReader().read(edge_shadow(skin, x + offset * P, depth, soft * P, (1.0, 1.0, 1.0)),
+                                        paper_hues=hues).cells()
+            assert all(covered[c].state is not CellState.EMPTY for c in tiles if c.col == 6), (depth, soft)
+    assert read_empty >= 2 * len(empties)

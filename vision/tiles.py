@@ -94,6 +94,10 @@ __all__ = ["ColourModel", "TileReader", "TileReadout"]
 #: A local white whose hue (log per channel) is this far off the board's smooth hue field is left out of
 #: the fit, and one whose channels against that field differ by this factor is no paper (a hand).
 HUE_OUTLIER, HUE_SPREAD = 0.12, 1.15
+#: A middle read as paper by a shadow's edge across it is paper, not pale skin, where its mean colour is within this
+#: factor of the hue of the paper round the markers (``paper_hued``): half the spread (in log) that ``HUE_SPREAD``
+#: allows a local white.
+PAPER_HUE_CLOSE = HUE_SPREAD ** 0.5
 #: A pixel whose every channel is at least this is washed out (glare, over-exposure): its ink is lost.
 WASHED_LEVEL = 250
 #: ... and so is a rim this wide (share of a cell) around such pixels.
@@ -144,6 +148,34 @@ SHEEN_RELIEF_MIN = 0.65
 
 
 # -- the reader ----------------------------------------------------------------------------------
+
+def paper_hued(grid: np.ndarray, geometry: GridGeometry, cells: np.ndarray, x: np.ndarray, y: np.ndarray,
+               paper_hues: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """(100,) which of ``cells`` ((100,) bool) have a middle whose mean colour in ``grid`` (the raw BGR grid image) is
+    the hue of the board's paper where it lies, within ``PAPER_HUE_CLOSE``: the plane through the hues of the paper
+    round the decoded markers (``paper_hues``, as ``TileReader.read`` takes them; ``channels.off_paper_hue``), at the
+    cells' centres ``x``, ``y`` (grid-image px, by ``Cell.index``). False where the markers place no plane.
+
+    For a middle whose light is a plane and one soft straight edge (``cellmeasures.middle_edge_unevenness``): a shadow
+    only dims the paper, and the light it leaves (sky or lamp beside the one it blocks) may tint it a little; pale skin
+    over a tile is of another hue (seeds 103-67 and 7's first 60, sharp frames: middles of visible paper so read 0.003
+    to 0.174 off in log, median 0.039, and 0.042 for those the second opinion saw covered; of hidden tiles so read 0.147
+    and more, against 0.070 here). It does not tell a black tile from paper (its ink is colourless): the shape of the
+    light does that."""
+    out = np.zeros(100, bool)
+    at = np.flatnonzero(cells)
+    if at.size == 0:
+        return out
+    p, m = geometry.px_per_cell, geometry.margin_px
+    lo, hi = int(round(MIDDLE[0] * p)), int(round(MIDDLE[1] * p))
+    rows, cols = np.divmod(at, 10)
+    means = np.array([grid[m + r * p + lo:m + r * p + hi, m + c * p + lo:m + c * p + hi].reshape(-1, 3).mean(axis=0)
+                      for r, c in zip(rows, cols, strict=True)])
+    off = off_paper_hue(means, x[at], y[at], *paper_hues, geometry.size, PAPER_HUE_CLOSE)
+    if off is not None:
+        out[at] = ~off
+    return out
+
 
 class TileReader:
     """Reads every cell of a canonical grid image (see ``vision.finder.GridGeometry``).
@@ -599,6 +631,7 @@ class TileReader:
         faint = (contrast < mdl.hub_faint) & kept[:, col["body"]]          # a washed-out body shows no hub
         flat = (middle_washed == 0) & clean & ~tile_ok & ~empty
         edged = np.zeros(100, bool)         # paper by a shadow's edge across it: the second opinion must see it clear
+        hued = np.zeros(100, bool)          # ... or its middle be of the paper's hue
         if flat.any():      # most frames have no such cell: its light's plane is measured only when one is left
             # Paper dim in grey levels (a bright lamp in view dims the whole picture): noise weighs more in its log.
             dim = light * float(np.mean(self.paper_white + 1.0)) < DARK_PAPER
@@ -612,6 +645,10 @@ class TileReader:
                 fit = middle_edge_unevenness(grid, self.geometry, edge_asked)
                 edged = edge_asked & paper_by_its_light(spreads, faint, tinged, uneven, light, mdl, dim, fit)
                 by_light |= edged
+                # Where its middle is the hue of the paper round the markers, closely, it is paper: no hand over it.
+                if edged.any() and paper_hues is not None:
+                    hued = edged & paper_hued(grid, self.geometry, edged, self._cx.ravel(), self._cy.ravel(),
+                                              paper_hues)
             flat &= by_light
         empty |= flat
         # In a lamp's sheen the division by the lifted white takes a tile's ink toward paper: neither its ink share nor
@@ -665,6 +702,7 @@ class TileReader:
         # opinion sees the cell uncovered, as for paper by a shadow's edge.
         by_relief = sheen_relief & (state == 1)
         eligible = ~misplaced & ~lit_beyond & wanted
+        read_empty = state == 0             # before the second opinion
         second, covered = (amend(self.second, norm, self.geometry, state, arms, red, eligible, np.stack([
             ~glare_seen & ~washed_out & (glare.ravel() < mdl.glare_max) & (middle_washed == 0),
             tile_may & ~(hue_sure & ~hue_red) & ~(dots_black & dots_deny),
@@ -690,6 +728,11 @@ class TileReader:
         hidden_end = hidden_end.any(axis=1) & (state == 2)      # now: the tiles whose blank sides it did not confirm
         occluded &= ~(part & (state == 1))      # a tile read from what shows of it: what covers the rest is beside it
         edged &= (state == 2) & ~covered    # now: the cells it did not see clear of a hand
+        # Of those, a middle of the paper's hue is paper all the same (``paper_hued``): empty, by its light alone. (Only
+        # now: a tile's blank side facing it was confirmed as beside any cell left unreadable.)
+        hued &= edged & read_empty
+        state[hued] = 0
+        edged &= ~hued
         by_relief &= (state == 2) & ~covered
         empty_conf = np.where(flat | lifted | rimmed, LIGHT_ONLY_EMPTY,
                               np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
@@ -701,7 +744,8 @@ class TileReader:
         # reads clean), too unsure to take a tile off (``vision.gridlines``). Measured only where a cell wanted asks it.
         lines = np.full(100, np.nan)
         if ((state == 0) & ~second & (empty_conf > LIGHT_ONLY_EMPTY) & wanted).any():
-            no_line, lines = unlined(grid, self.geometry, state == 0)
+            # (Not against paper read by its hue alone: the board's lines are measured on the same cells as without it.)
+            no_line, lines = unlined(grid, self.geometry, (state == 0) & ~hued)
             empty_conf = np.where(no_line, np.minimum(empty_conf, LIGHT_ONLY_EMPTY), empty_conf)
         tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
                                                1 - residual / mdl.residual_max]), 0, 1)
