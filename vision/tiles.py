@@ -438,9 +438,9 @@ class TileReader:
         # A tile covered in part by something hand-like (a finger over a corner or over a side's end) is read, as under
         # glare, from the samples clear of it and of a rim around it (its soft edge, the shadow beneath), where its hub
         # and body show and every arm shows a half (``read_arms``: a side covered whole leaves the tile in doubt).
-        part = ((cell_other > mdl.other_max) & (cell_other <= PART_COVERED_MAX)).ravel()
-        if part.any():
-            at = np.flatnonzero(part)
+        in_part = ((cell_other > mdl.other_max) & (cell_other <= PART_COVERED_MAX)).ravel()
+        if in_part.any():
+            at = np.flatnonzero(in_part)
             over = cv2.dilate(other.view(np.uint8), self._washed_kernel).astype(np.float32)
             clear = self._patches(over, cx.ravel()[at], cy.ravel()[at], angle.ravel()[at]).reshape(at.size, -1) < 0.5
             valid[at] *= clear
@@ -579,9 +579,9 @@ class TileReader:
         # out a hand), and ``vision.causes`` names its light, far above the paper's, glare.
         lit_beyond = self.beyond_paper if self.beyond_paper is not None else np.zeros(100, bool)
         occluded = (cell_other > mdl.other_max).ravel() & ~lit_beyond
-        part &= occluded & kept[:, col["hub"]] & kept[:, col["body"]]      # a tile may be read there, nothing else
+        in_part &= occluded & kept[:, col["hub"]] & kept[:, col["body"]]   # a tile may be read there, nothing else
         occupied = middle_body > mdl.occupied_min
-        shaped = (occupied & centred & (~occluded | part) & ((contrast > mdl.hub_contrast_min) | sheen_relief)
+        shaped = (occupied & centred & (~occluded | in_part) & ((contrast > mdl.hub_contrast_min) | sheen_relief)
                   & (arms > 0) & (arm_margin > mdl.arm_margin) & ~dim_blank & (residual < mdl.residual_max))
         # Red from the body alone only where the picture is blurred enough to fade a dot: edges wider than the dot. In
         # a sharp picture a red tile without its dots is a misprint or something over it.
@@ -726,7 +726,7 @@ class TileReader:
                                            hidden_end[ends])
             state[ends[~seen_blank]] = 2
         hidden_end = hidden_end.any(axis=1) & (state == 2)      # now: the tiles whose blank sides it did not confirm
-        occluded &= ~(part & (state == 1))      # a tile read from what shows of it: what covers the rest is beside it
+        occluded &= ~(in_part & (state == 1))   # a tile read from what shows of it: what covers the rest is beside it
         edged &= (state == 2) & ~covered    # now: the cells it did not see clear of a hand
         # Of those, a middle of the paper's hue is paper all the same (``paper_hued``): empty, by its light alone. (Only
         # now: a tile's blank side facing it was confirmed as beside any cell left unreadable.)
