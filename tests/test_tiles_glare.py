@@ -4,11 +4,11 @@ empty by its relief in linear light, which a sheen leaves a tile."""
 
 import numpy as np
 from test_tiles import grid_image
-from tilefaces import P, centre, face
+from tilefaces import M, P, centre, face
 
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.pieces import Colour
-from thoughtwave.vision.cellmeasures import LINEAR, middle_relief
+from thoughtwave.vision.cellmeasures import LINEAR, middle_relief, paper_in_glare
 from thoughtwave.vision.channels import darkest
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.reading import CellState
@@ -78,3 +78,22 @@ def test_paper_in_a_sheen_short_of_clipping_reads_empty_and_a_tile_there_still_r
     for colour, arms in ((Colour.BLACK, "ns"), (Colour.RED, "new")):
         tile = sheen(grid_image({e5: face(colour, arms)}), cx, cy, 0.2, 0.6 * P)
         assert TileReader().read(tile).cells()[e5].label() == f"{colour.value} {arms}"
+
+
+def test_paper_under_a_clipping_spot_shows_paper_s_smooth_light_and_a_tile_there_its_ink():
+    """A lamp's spot that clips part of a cell's middle: paper's unclipped light is smooth (it reads as paper by its
+    shape), while a tile under the same spot dips by its ink wherever the ink is not clipped (never paper)."""
+    e5 = Cell.parse("E5")
+    cx, cy = centre(e5)
+    only = np.arange(100) == e5.index
+    relief = TILE_RELIEF * 0.6 * LINEAR[245]        # the diffuse light here: 0.6 of the printed paper's
+    for dx, strength in ((0.0, 0.45), (0.3, 0.5), (0.45, 0.6), (0.6, 0.7), (0.8, 1.2)):
+        x = cx + dx * P
+        paper = darkest(sheen(grid_image({}), x, cy, strength, 0.6 * P))
+        y, x0 = M + e5.row * P, M + e5.col * P
+        clipped = (paper[y + int(0.18 * P):y + int(0.82 * P), x0 + int(0.18 * P):x0 + int(0.82 * P)] >= 250).mean()
+        assert 0.4 < clipped < 0.7, (dx, strength, clipped)          # clipped in part
+        assert paper_in_glare(paper, GridGeometry(), only, 250, relief)[e5.index], (dx, strength)
+        for colour, arms in ((Colour.BLACK, "ns"), (Colour.BLACK, "s"), (Colour.RED, "new"), (Colour.RED, "nesw")):
+            tile = darkest(sheen(grid_image({e5: face(colour, arms)}), x, cy, strength, 0.6 * P))
+            assert not paper_in_glare(tile, GridGeometry(), only, 250, relief)[e5.index], (dx, strength, colour, arms)

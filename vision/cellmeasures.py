@@ -313,6 +313,63 @@ def middle_relief(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray) -
     return out[0], out[1], out[2]
 
 
+#: A glare spot is the lamp's reflection blurred by the paper's gloss: a smooth lift of light a cell or more across.
+#: On paper what it leaves unclipped of a cell's middle is smooth at a tile's scale, where a tile's unclipped ink dips
+#: below its cream (and below a clipped cream) by the tile's relief. ``paper_in_glare`` closes the middle's light
+#: (linear, smoothed over ``RELIEF_BOX``) with a square this share of a cell wide (wider than any patch of a tile's body
+#: ink, 0.37 of a cell at most) and takes the dips left: a middle is paper where its deepest dip is under
+#: ``GLARE_DIP_SHARE`` of a tile's relief at the board's paper light and under ``1 / GLARE_DIP_DEPTH`` of how far its
+#: dark end lies below clipping, and where its light nowhere changes faster than ``GLARE_EDGE_MAX`` tile reliefs a cell
+#: (a tile's ink joined to a neighbour's dark is no dip the square fills, but its edge is a step). (Washed-out cells of
+#: the tuning sets: tiles dip 0.7 to 2.1 of the depth of their dark end, or lie within noise of clipping; paper a median
+#: 0.07 of a tile's relief, and changes by 3.9 reliefs a cell at most; pbr101 frame 135 I5, a black tile whose blank
+#: side's ink joins its neighbours', dips 0.25 of the depth, a quarter of a relief, but steps by 6.7 a cell.)
+GLARE_CLOSE, GLARE_DIP_SHARE, GLARE_DIP_DEPTH, GLARE_EDGE_MAX = 0.66, 0.25, 3.0, 5.0
+
+
+def paper_in_glare(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray, clip: int,
+                   relief: float) -> np.ndarray:
+    """(100,) of ``cells`` ((100,) bool: middles clipped in part, ``washed_whole``) those whose middle is paper by the
+    shape of its light: ``dark`` the grid image's darkest channel (uint8), ``clip`` the grey level it clips at,
+    ``relief`` a tile's relief (cream over ink, linear light) at the board's paper light.
+
+    A tile's ink that is not clipped dips below the cream around it by the tile's relief, or, where the cream clips,
+    by as much as it lies below clipping: a dip at most a little short of how far the middle's dark end lies below
+    clipping. A tile that shows none must have its ink, and so all of it, within noise of clipping. Paper's light in a
+    glare spot is smooth across the middle, so the dark end of a middle that dips far less than it lies below clipping,
+    and less than a tile's relief, is paper: a tile there would show its ink. (Ink joined to a dark wider than the
+    square, a neighbour's, shows no dip, but its edge steps by a relief over a few pixels, far faster than a spot's
+    light changes: a middle whose light changes that fast anywhere is not said paper. Like ``middle_relief``'s, the
+    argument takes a tile in a lamp's light as lit by the board's paper light at least.)"""
+    out = np.zeros(100, bool)
+    idx = np.flatnonzero(cells)
+    if idx.size == 0:
+        return out
+    p, m = geometry.px_per_cell, geometry.margin_px
+    lo, hi = int(round(MIDDLE[0] * p)), int(round(MIDDLE[1] * p))
+    n = hi - lo
+    k = max(3, int(round(RELIEF_BOX * p)) | 1)
+    s = int(round(GLARE_CLOSE * p)) | 1
+    # Only the part of the picture the cells' middles need (the box, the closing and the change reach this far).
+    rows, cols = m + (idx // 10) * p + lo, m + (idx % 10) * p + lo
+    y0, x0 = max(0, int(rows.min()) - s - k), max(0, int(cols.min()) - s - k)
+    light = LINEAR[cv2.blur(dark[y0:int(rows.max()) + n + s + k, x0:int(cols.max()) + n + s + k], (k, k))]
+    rows, cols = rows - y0, cols - x0
+    dips = cv2.morphologyEx(light, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (s, s)))
+    q = int(RELIEF_QUANTILE * n * n)
+    dip = np.stack([dips[r:r + n, c:c + n].ravel() for r, c in zip(rows, cols, strict=True)])
+    low = np.stack([light[r:r + n, c:c + n].ravel() for r, c in zip(rows, cols, strict=True)])
+    deepest = np.partition(dip, n * n - 1 - q, axis=1)[:, n * n - 1 - q]
+    dark_end = np.partition(low, q, axis=1)[:, q]
+    # The light's change a pixel (Sobel's sums over the 3 x 3 taken to a difference of neighbouring pixels).
+    change = np.hypot(cv2.Sobel(light, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(light, cv2.CV_32F, 0, 1, ksize=3)) / 8
+    steep = np.stack([change[r:r + n, c:c + n].ravel() for r, c in zip(rows, cols, strict=True)])
+    steepest = np.partition(steep, n * n - 1 - q, axis=1)[:, n * n - 1 - q]
+    out[idx] = ((deepest < GLARE_DIP_SHARE * relief) & (LINEAR[clip] - dark_end > GLARE_DIP_DEPTH * deepest)
+                & (steepest * p < GLARE_EDGE_MAX * relief))
+    return out
+
+
 #: Paper in shadow reads empty by its even middle only where its light (a share of the board's white) is below this ...
 FLAT_LIGHT_MAX = 1.1
 #: ... and paper in even light brighter than that (a lamp's broad sheen) only below this, by its plane alone.

@@ -12,10 +12,11 @@ Everything is computed on whole arrays (the 100 cells at once); the steps are:
    is discounted before a cell is called empty. No cell is called empty under glare (its white well above the white
    around it, or its middle clipped white with no dark ink near) unless it is paper by its relief: lifted to the
    paper's level at its darkest, unclipped, yet ranging in linear light far less than a tile's cream over its ink
-   (a sheen adds light, so it keeps that difference). Two tiles read closer than real tiles can lie: the one less like
-   its ideal picture is doubt. A cell read as clean paper whose borders show none of the printed grid lines the board
-   shows elsewhere is paper by its light alone (``vision.gridlines``: a pale hand over a tile), too unsure to take a
-   tile off.
+   (a sheen adds light, so it keeps that difference), or, where its middle clips in part, by the shape of its light:
+   smooth as a glare spot's, where a tile's unclipped ink would dip below its cream (``paper_in_glare``). Two tiles
+   read closer than real tiles can lie: the one less like its ideal picture is doubt. A cell read as clean paper whose
+   borders show none of the printed grid lines the board shows elsewhere is paper by its light alone
+   (``vision.gridlines``: a pale hand over a tile), too unsure to take a tile off.
 3. Pose of each tile: its centre is where the cream hub sits among four dark diagonal patches (a box-filter template,
    argmax near the cell centre), its angle is the 4-fold symmetric mean of the edge directions (measured twice). A
    (32, 32) patch in each tile's own frame is resampled for all 100 cells in one remap.
@@ -69,6 +70,7 @@ from thoughtwave.vision.cellmeasures import (
     middle_unevenness,
     overlapping,
     paper_by_its_light,
+    paper_in_glare,
     washed_whole,
 )
 from thoughtwave.vision.channels import brightest, darkest, hue_field, off_paper_hue
@@ -620,6 +622,12 @@ class TileReader:
         # compares with (see ``washed_whole``: not where the whole board is lit near clipping, an over-exposed picture).
         unclipped = np.maximum(1.0 - middle_washed, 0.25)
         washed_out = washed_whole(middle_washed, lowest, self.geometry, self.paper_level)
+        # ... unless its light's shape shows paper: a tile there would dip by its ink where it is not clipped.
+        glare_paper = np.zeros(100, bool)
+        if washed_out.any():
+            glare_paper = paper_in_glare(lowest, self.geometry, washed_out, WASHED_LEVEL,
+                                         TILE_RELIEF * float(linear(self.paper_level())))
+            washed_out &= ~glare_paper
         clean = (middle_other < 0.02) & (glare.ravel() < mdl.glare_max) & ~washed_out
         empty = (middle_unexplained / unclipped < mdl.empty_max) & clean
         # Paper in a soft shadow (a hand's, a lamp's) is too dark for the white estimate, which cannot follow a
@@ -665,6 +673,9 @@ class TileReader:
             lifted &= ((dark_end >= level) & (bright_end < SHEEN_TOP)
                        & (relief < LIFTED_RELIEF_SHARE * TILE_RELIEF * float(linear(level))))
             empty |= lifted
+        # A middle clipped in part read empty because its light has the shape of paper in a glare spot is paper by its
+        # light alone, as a sheen's is by its relief (``paper_in_glare``: what the clip hides is inferred).
+        glare_paper &= empty & ~tile_ok
         state = np.where(tile_ok, 1, np.where(empty & ~occluded & ~lit_beyond, 0, 2))
         # A pose that may be off by a fifth of a cell puts an arm's inner half on the hub: no tile is read there.
         # An empty cell keeps a misplaced tile's ink in its middle up to half a cell off.
@@ -696,7 +707,7 @@ class TileReader:
         if (dots_deny & faded & dots_black).any() and dots_fade():
             dots_deny &= ~faded
         wanted = np.ones(100, bool) if wanted is None else wanted
-        asked = (over.any() | flat | lifted) & wanted
+        asked = (over.any() | flat | lifted | glare_paper) & wanted
         # A tile read by its relief in a sheen may be a pale finger's lit skin over its own dark edge or shadow (seed
         # 103 frame 126 A4: an empty cell under a finger, relief 1.3 of a tile's): it stands only where the second
         # opinion sees the cell uncovered, as for paper by a shadow's edge.
@@ -734,7 +745,7 @@ class TileReader:
         state[hued] = 0
         edged &= ~hued
         by_relief &= (state == 2) & ~covered
-        empty_conf = np.where(flat | lifted | rimmed, LIGHT_ONLY_EMPTY,
+        empty_conf = np.where(flat | lifted | rimmed | glare_paper, LIGHT_ONLY_EMPTY,
                               np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
         if self.off_hue is not None:
             # Not the hue of the board's paper where it lies: something paper-pale over it (``off_paper_hue``).
@@ -744,8 +755,9 @@ class TileReader:
         # reads clean), too unsure to take a tile off (``vision.gridlines``). Measured only where a cell wanted asks it.
         lines = np.full(100, np.nan)
         if ((state == 0) & ~second & (empty_conf > LIGHT_ONLY_EMPTY) & wanted).any():
-            # (Not against paper read by its hue alone: the board's lines are measured on the same cells as without it.)
-            no_line, lines = unlined(grid, self.geometry, (state == 0) & ~hued)
+            # (Not against paper read by its hue alone: the board's lines are measured on the same cells as without it;
+            # nor against paper clipped by glare, which washes the line out with it.)
+            no_line, lines = unlined(grid, self.geometry, (state == 0) & ~hued & ~glare_paper)
             empty_conf = np.where(no_line, np.minimum(empty_conf, LIGHT_ONLY_EMPTY), empty_conf)
         tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
                                                1 - residual / mdl.residual_max]), 0, 1)
