@@ -287,6 +287,14 @@ def linear(level: np.ndarray | float) -> np.ndarray:
 LINEAR = linear(np.arange(256)).astype(np.float32)
 
 
+def middle_corners(geometry: GridGeometry, at: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """The middles (``MIDDLE``) of the cells ``at`` (indices): each one's top row and left column in the grid image,
+    and their side (px)."""
+    p, m = geometry.px_per_cell, geometry.margin_px
+    lo, hi = int(round(MIDDLE[0] * p)), int(round(MIDDLE[1] * p))
+    return m + (at // 10) * p + lo, m + (at % 10) * p + lo, hi - lo
+
+
 def middle_relief(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray) -> tuple[np.ndarray, ...]:
     """For the ``cells`` (100,) bool, of ``dark`` (the grid image's darkest channel, uint8) smoothed over a small box:
     the dark and bright ends of each cell's middle (grey levels, robust quantiles) and its relief, how far the middle
@@ -345,13 +353,11 @@ def paper_in_glare(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray, 
     idx = np.flatnonzero(cells)
     if idx.size == 0:
         return out
-    p, m = geometry.px_per_cell, geometry.margin_px
-    lo, hi = int(round(MIDDLE[0] * p)), int(round(MIDDLE[1] * p))
-    n = hi - lo
+    p = geometry.px_per_cell
+    rows, cols, n = middle_corners(geometry, idx)
     k = max(3, int(round(RELIEF_BOX * p)) | 1)
     s = int(round(GLARE_CLOSE * p)) | 1
     # Only the part of the picture the cells' middles need (the box, the closing and the change reach this far).
-    rows, cols = m + (idx // 10) * p + lo, m + (idx % 10) * p + lo
     y0, x0 = max(0, int(rows.min()) - s - k), max(0, int(cols.min()) - s - k)
     light = LINEAR[cv2.blur(dark[y0:int(rows.max()) + n + s + k, x0:int(cols.max()) + n + s + k], (k, k))]
     rows, cols = rows - y0, cols - x0

@@ -64,6 +64,7 @@ from thoughtwave.vision.cellmeasures import (
     facing,
     footprints,
     linear,
+    middle_corners,
     middle_edge_unevenness,
     middle_relief,
     middle_spread,
@@ -168,11 +169,8 @@ def paper_hued(grid: np.ndarray, geometry: GridGeometry, cells: np.ndarray, x: n
     at = np.flatnonzero(cells)
     if at.size == 0:
         return out
-    p, m = geometry.px_per_cell, geometry.margin_px
-    lo, hi = int(round(MIDDLE[0] * p)), int(round(MIDDLE[1] * p))
-    rows, cols = np.divmod(at, 10)
-    means = np.array([grid[m + r * p + lo:m + r * p + hi, m + c * p + lo:m + c * p + hi].reshape(-1, 3).mean(axis=0)
-                      for r, c in zip(rows, cols, strict=True)])
+    rows, cols, n = middle_corners(geometry, at)
+    means = np.array([grid[r:r + n, c:c + n].reshape(-1, 3).mean(axis=0) for r, c in zip(rows, cols, strict=True)])
     off = off_paper_hue(means, x[at], y[at], *paper_hues, geometry.size, PAPER_HUE_CLOSE)
     if off is not None:
         out[at] = ~off
