@@ -13,7 +13,7 @@ from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import Colour
 from thoughtwave.synth import Scene, render
 from thoughtwave.vision.reading import CellState
-from thoughtwave.vision.recognizer import Recognizer, marker_paper
+from thoughtwave.vision.recognizer import Recognizer, brightest_paper, marker_papers
 from thoughtwave.vision.stabiliser import GONE_CONFIDENCE_MIN
 from thoughtwave.vision.tiles import MARKER_PAPER_RATIO, TileReader
 
@@ -82,9 +82,9 @@ def test_marker_paper_is_the_quiet_zone_around_the_markers(frame):
     recognizer = Recognizer()
     assert recognizer.read(frame).board_found
     found = recognizer._seen.found
-    white = marker_paper(frame, found.marker_corners)
+    white = brightest_paper(marker_papers(frame, found.marker_corners))
     assert white is not None and white.shape == (3,)
     # The board's paper white, measured on the grid, agrees with it (same paper, same light).
     ratio = float(np.mean(recognizer.reader.paper_white) + 1) / (float(white.mean()) + 1)
     assert 0.7 < ratio < 1.4
-    assert marker_paper(frame, {}) is None
+    assert marker_papers(frame, {}) == {} and brightest_paper({}) is None

@@ -13,7 +13,7 @@ from thoughtwave.engine.pieces import Colour
 from thoughtwave.synth import Scene, render
 from thoughtwave.vision.channels import off_paper_hue
 from thoughtwave.vision.reading import CellState
-from thoughtwave.vision.recognizer import Recognizer, marker_paper
+from thoughtwave.vision.recognizer import Recognizer, brightest_paper, marker_papers
 from thoughtwave.vision.stabiliser import GONE_CONFIDENCE_MIN
 from thoughtwave.vision.tiles import HUE_SPREAD, TileReader
 
@@ -96,7 +96,7 @@ def test_the_recogniser_gives_the_reader_each_markers_paper_where_the_marker_lie
     given = recognizer._marker_paper(frame, found.marker_corners)
     at, papers = given["paper_hues"]
     assert len(at) == len(papers) >= 3
-    assert np.array_equal(given["marker_paper"], marker_paper(frame, found.marker_corners))
+    assert np.array_equal(given["marker_paper"], brightest_paper(marker_papers(frame, found.marker_corners)))
     size = recognizer.finder.geometry.size
     # The markers lie round the grid, outside it; their paper is the board's under the same light.
     assert not np.all((at > 0) & (at < size), axis=1).any()

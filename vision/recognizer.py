@@ -107,12 +107,6 @@ def marker_papers(frame: np.ndarray, corners: dict[int, np.ndarray]) -> dict[int
     return papers
 
 
-def marker_paper(frame: np.ndarray, corners: dict[int, np.ndarray]) -> np.ndarray | None:
-    """The paper white around the markers decoded in ``frame`` (``marker_papers``): that of the one most brightly lit;
-    None without a marker."""
-    return brightest_paper(marker_papers(frame, corners))
-
-
 def brightest_paper(papers: dict[int, np.ndarray]) -> np.ndarray | None:
     """The most brightly lit of ``papers`` (BGR by marker id), None if none."""
     return max(papers.values(), key=lambda white: float(white.mean())) if papers else None
@@ -342,7 +336,7 @@ class Recognizer:
 
     def _marker_paper(self, frame: np.ndarray, corners: dict[int, np.ndarray]) -> dict[str, object]:
         """The board's paper as the markers decoded in ``frame`` show it, for ``TileReader.read``: the brightest
-        marker's (``marker_paper``), and each one's with its centre in the grid image (``paper_hues``)."""
+        marker's (``brightest_paper``), and each one's with its centre in the grid image (``paper_hues``)."""
         papers = marker_papers(frame, corners)
         if not papers:
             return {"marker_paper": None, "paper_hues": None}

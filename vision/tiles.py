@@ -213,8 +213,8 @@ class TileReader:
                   paper_hues: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The grid image divided by a local paper-white estimate (paper and cream ~1, float32), and
         per cell how much brighter its white is than the board's white around it (glare: > 1). ``marker_paper`` (BGR):
-        the paper around the markers decoded in the frame, if measured (``vision.recognizer.marker_paper``);
-        ``paper_hues`` that round each marker and where (``off_paper_hue``)."""
+        the paper around the markers decoded in the frame, if measured (the brightest of
+        ``vision.recognizer.marker_papers``); ``paper_hues`` that round each marker and where (``off_paper_hue``)."""
         p = self.geometry.px_per_cell
         small = cv2.resize(grid, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
         k = max(3, int(round(1.0 * p / 4)) | 1)
