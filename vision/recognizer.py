@@ -174,6 +174,7 @@ class Recognizer:
         self._doubt: tuple[BoardPose, np.ndarray] | None = None   # the last pose's doubt per cell
         self._reposer: Reposer | None = None     # made the first time a smeared frame needs a surer pose
         self._blur_pause = 0        # frames left before the markers are measured for blur again (none found last)
+        self._papers: tuple[np.ndarray, dict, dict] | None = None    # the frame's markers' paper (``_marker_paper``)
 
     @property
     def pose(self) -> BoardPose | None:
@@ -234,6 +235,7 @@ class Recognizer:
                     # empty-looking cloth must not read as an empty board.
                     readout = None
             self._seen = _Seen(found, readout)
+            self._papers = None
         ms = (time.perf_counter() - start) * 1e3
         if readout is None:
             return BoardReading(False, ms=ms)
@@ -337,13 +339,19 @@ class Recognizer:
     def _marker_paper(self, frame: np.ndarray, corners: dict[int, np.ndarray]) -> dict[str, object]:
         """The board's paper as the markers decoded in ``frame`` show it, for ``TileReader.read``: the brightest
         marker's (``brightest_paper``), and each one's with its centre in the grid image (``paper_hues``)."""
+        # A soft or smeared frame is read again (deconvolved) with the same markers: their paper is measured once.
+        if self._papers is not None and self._papers[0] is frame and self._papers[1] is corners:
+            return self._papers[2]
         papers = marker_papers(frame, corners)
         if not papers:
-            return {"marker_paper": None, "paper_hues": None}
-        to_grid = np.linalg.inv(self.finder.grid_to_mm())
-        centres = np.array([self.finder.marker_mm[i].mean(axis=0) for i in papers])
-        return {"marker_paper": brightest_paper(papers),
-                "paper_hues": (centres @ to_grid[:2, :2].T + to_grid[:2, 2], np.array(list(papers.values())))}
+            paper = {"marker_paper": None, "paper_hues": None}
+        else:
+            to_grid = np.linalg.inv(self.finder.grid_to_mm())
+            centres = np.array([self.finder.marker_mm[i].mean(axis=0) for i in papers])
+            paper = {"marker_paper": brightest_paper(papers),
+                     "paper_hues": (centres @ to_grid[:2, :2].T + to_grid[:2, 2], np.array(list(papers.values())))}
+        self._papers = (frame, corners, paper)
+        return paper
 
     def _cell_doubt(self, pose: BoardPose) -> np.ndarray:
         """(100,) how far the pose may misplace each cell, in cells (worked out once a pose: a steady board keeps

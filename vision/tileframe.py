@@ -194,7 +194,8 @@ BLUR_BLANK_MARGIN = 0.5
 
 
 def read_arms(levels: np.ndarray, kept: np.ndarray, glare: np.ndarray, arm_margin: float,
-              blurred: Callable[[], bool] | None = None) -> tuple[np.ndarray, np.ndarray]:
+              blurred: Callable[[], bool] | None = None, asks: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray]:
     """Each tile's arms (bit mask) and the margin they were read with (0: in doubt), from the (100, 2, 4)
     scaled levels of each arm's inner and outer half, which halves were seen (``kept``) and which
     tiles lie under glare; ``arm_margin`` the least margin a reading needs.
@@ -204,7 +205,10 @@ def read_arms(levels: np.ndarray, kept: np.ndarray, glare: np.ndarray, arm_margi
     toward cream, never the other way, so "blank" survives it and "wave" does not. In a blurred picture
     (``blurred()``, asked only when it matters) the hub's cream bleeds into the inner half of a blank arm:
     an outer half clearly blank reads the arm blank while the inner half is not clearly wave; and ink closes over
-    a wave's narrow cream channel, so a side reads blank only by ``BLUR_BLANK_MARGIN``."""
+    a wave's narrow cream channel, so a side reads blank only by ``BLUR_BLANK_MARGIN``. ``asks`` (tiles, bool): the
+    ones whose arms are used (all by default); ``blurred()`` is asked only where one of them needs it, and its answer
+    then holds for every tile (measuring the picture's sharpness costs more than all of this)."""
+    asks = np.ones(len(levels), bool) if asks is None else np.asarray(asks, bool)
     has_arm = levels > 0.5
     sure = np.abs(levels - 0.5) * 2
     # Each arm from its inner half, or its outer half where the inner one is washed out.
@@ -217,13 +221,13 @@ def read_arms(levels: np.ndarray, kept: np.ndarray, glare: np.ndarray, arm_margi
     margin = np.where(rescue, clear_blank, margin)
     outer_blank = kept[:, 1] & ~has_arm[:, 1] & (sure[:, 1] > arm_margin)
     bled = (margin <= arm_margin) & outer_blank & (levels[:, 0] <= BLEED_INNER_MAX)
-    if bled.any() and blurred is not None and blurred():
+    if (bled & asks[:, None]).any() and blurred is not None and blurred():
         bit = np.where(bled, False, bit)
         margin = np.where(bled, sure[:, 1], margin)
     # Blur closes ink over a wave's narrow cream channel too (a smear of a quarter cell leaves it at 0.3): there a
     # blank side is said only where it is nearly as dark as ink, not merely darker than half.
     faint = ~bit & (margin > arm_margin) & (margin < BLUR_BLANK_MARGIN)
-    if faint.any() and blurred is not None and blurred():
+    if (faint & asks[:, None]).any() and blurred is not None and blurred():
         margin = np.where(faint, 0.0, margin)
     return (bit * np.array(ARM_BITS)).sum(axis=1), margin.min(axis=1)
 

@@ -388,7 +388,8 @@ class TileReader:
              paper_hues: tuple[np.ndarray, np.ndarray] | None = None) -> TileReadout:
         """Read all 100 cells of a grid image (BGR uint8, ``geometry.size`` square); ``wanted`` (100,) bool: the cells
         whose readings are used (the second opinion, per cell, is asked about no other, and the printed lines are
-        measured only when one of them asks: another cell's confidence may stand higher than a whole read gives it).
+        measured only when one of them asks: another cell's confidence may stand higher than a whole read gives it; no
+        causes are named, ``TileReadout.causes`` is left empty).
 
         For the causes of unreadable cells (``TileReadout.causes``): ``cell_px`` each cell's width in the picture
         (by ``Cell.index``), ``sharp_reference`` recent sharp frames' edge width, ``moved`` the finder saw motion.
@@ -533,8 +534,12 @@ class TileReader:
         def dots_fade() -> bool:         # edges wider than a corner dot: blur takes its contrast evenly
             return measured().width > DOT_FADE * self.sampling.tile.dot_diameter * self.tile_px
 
+        # A cell with little ink in its middle reads no tile by the rules, and its arms say nothing there nor in why it
+        # is unread (``why_unread``): they are read as in a sharp picture unless a cell with ink asks the picture's
+        # sharpness (it costs more than reading every arm; a sharp picture's noise leaves some paper's arms in doubt).
+        occupied = middle_body > mdl.occupied_min
         arms, arm_margin = read_arms(arm_levels, arm_kept, glare_seen | (glare.ravel() > mdl.glare_max), mdl.arm_margin,
-                                     blurred)
+                                     blurred, occupied)
 
         # Colour, cue 1: the body's hue. Cue 2: the corner dots (two at least, seen). Both must say the same.
         body_red = red_means[:, col["body"]]
@@ -580,7 +585,6 @@ class TileReader:
         lit_beyond = self.beyond_paper if self.beyond_paper is not None else np.zeros(100, bool)
         occluded = (cell_other > mdl.other_max).ravel() & ~lit_beyond
         in_part &= occluded & kept[:, col["hub"]] & kept[:, col["body"]]   # a tile may be read there, nothing else
-        occupied = middle_body > mdl.occupied_min
         shaped = (occupied & centred & (~occluded | in_part) & ((contrast > mdl.hub_contrast_min) | sheen_relief)
                   & (arms > 0) & (arm_margin > mdl.arm_margin) & ~dim_blank & (residual < mdl.residual_max))
         # Red from the body alone only where the picture is blurred enough to fade a dot: edges wider than the dot. In
@@ -702,9 +706,11 @@ class TileReader:
         # network no colour there. The body's hue still does (shade takes red toward black, never black toward red).
         dots_deny = (light >= SHADOW_LIGHT) & (evenness >= SHADOW_EDGE)
         # Nor do dots faded by blur wider than a dot (as for the rules' own red by hue alone).
-        if (dots_deny & faded & dots_black).any() and dots_fade():
+        # (Asked only for a cell left unreadable: only there may the second opinion read a colour the dots deny.)
+        if (dots_deny & faded & dots_black & (state == 2)).any() and dots_fade():
             dots_deny &= ~faded
-        wanted = np.ones(100, bool) if wanted is None else wanted
+        whole = wanted is None              # a whole read: its unreadable cells' causes are named too
+        wanted = np.ones(100, bool) if whole else wanted
         asked = (over.any() | flat | lifted | glare_paper) & wanted
         # A tile read by its relief in a sheen may be a pale finger's lit skin over its own dark edge or shadow (seed
         # 103 frame 126 A4: an empty cell under a finger, relief 1.3 of a tile's): it stands only where the second
@@ -779,8 +785,10 @@ class TileReader:
         readout = TileReadout(state.reshape(10, 10), arms.reshape(10, 10), red.reshape(10, 10),
                               confidence.reshape(10, 10).astype(np.float32), occluded.reshape(10, 10),
                               np.stack([cx, cy], axis=-1), angle, why, self.paper_white)
-        if why:
+        if why and whole:
             # Hands, glare, shadow, then measured motion (it smears every cell) or size; sharpness only if cells remain.
+            # (Not for a read of a few cells wanted: its caller takes their readings alone, and the causes it names are
+            # those of its own whole read.)
             readout.causes, _ = explain(
                 state == 2, occluded, glare.ravel(), self.cell_light(grid, lowest), glare_max=mdl.glare_max,
                 cell_px=cell_px, moved=moved, measure=measured, px_per_cell=self.geometry.px_per_cell,
