@@ -122,7 +122,7 @@ def test_blur_is_told_apart_from_a_shaken_camera(optics, cause, monkeypatch):
 
 
 def test_a_board_too_small_in_the_picture_says_so():
-    reading, causes = causes_of(replace(BASE, camera=replace(BASE.camera, resolution=(480, 360))))
+    reading, causes = causes_of(replace(BASE, camera=replace(BASE.camera, resolution=(400, 300))))
     assert reading.unreadable()
     assert causes == Counter({Cause.SMALL: len(reading.unreadable())})
 

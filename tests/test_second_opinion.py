@@ -231,7 +231,7 @@ def test_every_view_must_see_a_cell_clear_of_cover_for_it_to_be_uncovered():
     replace(BASE, light=replace(BASE.light, shadow=Shadow(30, 0.0, 0.12, 0.8))),
     replace(BASE, optics=Optics(defocus=3.0)),
     replace(BASE, optics=Optics(motion_px=10, motion_angle_deg=30)),
-    replace(BASE, camera=replace(BASE.camera, resolution=(480, 360))),
+    replace(BASE, camera=replace(BASE.camera, resolution=(400, 300))),
     replace(BASE, light=replace(BASE.light, glare=(Glare((0.5, 0.5), 0.08, 250, 1.5, 20),))),
     replace(BASE, light=replace(BASE.light, exposure=0.6, glare=(Glare((0.5, 0.5), 0.04, 400),))),
 ], ids=["shadow", "defocus", "motion", "small", "glare", "wide-glare"])
@@ -247,7 +247,7 @@ def test_it_reads_no_cell_wrong_where_the_rules_refuse(scene):
 def test_it_reads_much_of_what_the_rules_leave_on_a_small_or_shaken_board(monkeypatch):
     # What a smear leaves to the rules without the re-read of the deconvolved board (tests/test_markerblur.py).
     monkeypatch.setattr("thoughtwave.vision.recognizer.marker_blur", lambda *args: None)
-    for scene in (replace(BASE, camera=replace(BASE.camera, resolution=(480, 360))),
+    for scene in (replace(BASE, camera=replace(BASE.camera, resolution=(400, 300))),
                   replace(BASE, optics=Optics(motion_px=10, motion_angle_deg=30))):
         rules, both = readings(scene, second=False), readings(scene, second=True)
         assert len(rules.unreadable()) >= 2
@@ -386,7 +386,7 @@ def test_corner_dots_faded_by_blur_deny_the_network_no_red(blur):
 
     def blurred(colour: Colour) -> np.ndarray:
         printed = face(colour, "ns").astype(np.float32)
-        pale = (0.5 * printed + 0.5 * printed.mean(axis=2, keepdims=True)).astype(np.uint8)
+        pale = (0.4 * printed + 0.6 * printed.mean(axis=2, keepdims=True)).astype(np.uint8)
         return cv2.GaussianBlur(grid_image({tile: pale}), (0, 0), blur)
 
     rules = TileReader()

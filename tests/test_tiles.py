@@ -155,6 +155,25 @@ def test_colour_needs_both_cues():
     assert cells[Cell.parse("C7")].label() == "red ew"
 
 
+def test_a_body_red_in_every_quarter_needs_no_more_than_one_dot():
+    # A red tile with one corner dot dark (a speck of ink, blur taking a small dot against its ring): red by its body,
+    # red in all four quarters, and by the dots that show. A black tile reddened on one side (a red neighbour's ink
+    # over its west half, two of that neighbour's dots with it) is red there only: it stays unreadable.
+    spotted = face(Colour.RED, "ew")
+    size = spotted.shape[0]
+    cv2.circle(spotted, (int(0.17 * size), int(0.17 * size)), int(0.08 * size), (35, 35, 35), -1)
+    half_red = face(Colour.BLACK, "ew")
+    band = half_red[:, : size // 2]
+    band[(band.astype(int).sum(axis=2) < 300)] = RED_BGR
+    for fy in (0.17, 0.83):
+        cv2.circle(half_red, (int(0.17 * size), int(fy * size)), int(0.06 * size), WAVE_BGR, -1)
+    rules = TileReader()
+    rules.second = None
+    cells = rules.read(grid_image({Cell.parse("C3"): spotted, Cell.parse("F6"): half_red})).cells()
+    assert cells[Cell.parse("C3")].label() == "red ew"
+    assert cells[Cell.parse("F6")].state is CellState.UNREADABLE
+
+
 def test_a_smudged_arm_is_doubt_not_a_guess():
     smudged = face(Colour.BLACK, "nes")
     size = smudged.shape[0]

@@ -154,6 +154,11 @@ class TileSampling:
         self._index = np.concatenate([np.flatnonzero(m.ravel()) for m in masks])
         self._start = np.cumsum([0] + [int(m.sum()) for m in masks])[:-1]
         self._size = np.array([m.sum() for m in masks], np.float32)
+        # The body's four corner squares (nw, ne, se, sw) apart: sample indices, (4, samples a square).
+        u, v = frame_coords()
+        body = self.masks["body"]
+        self.body_quarters = np.stack([np.flatnonzero((body & (su * u > 0) & (sv * v > 0)).ravel())
+                                       for su, sv in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
 
     def region_means(self, samples: np.ndarray) -> np.ndarray:
         """(cells, regions) means of (cells, PATCH*PATCH) samples over each region of ``masks``."""

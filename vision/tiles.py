@@ -22,7 +22,8 @@ Everything is computed on whole arrays (the 100 cells at once); the steps are:
    (32, 32) patch in each tile's own frame is resampled for all 100 cells in one remap.
 4. Reading a patch: each arm is the cream level between hub and edge (inner and outer halves, which must agree),
    scaled between the tile's own body (0) and hub (1) levels; the colour needs two cues to agree (body hue AND the
-   four cream corner dots red tiles carry, each against its own ring of body); the patch must then match the ideal
+   four cream corner dots red tiles carry, each against its own ring of body; where blur takes some dots, a body red
+   in each of its four quarters apart, which no black tile shows, stands for them); the patch must then match the ideal
    picture of what was read. Any small margin or any disagreement gives ``unreadable``, never a guess.
 5. Occlusion: pixels that are neither paper/cream nor tile inks (a hand), in blobs wider than a blurred edge, make a
    cell unreadable and mark it occluded; so does a pose that may misplace the cell, unexplained dark just beyond
@@ -591,7 +592,27 @@ class TileReader:
         # a sharp picture a red tile without its dots is a misprint or something over it.
         if (red_by_hue & shaped & hue_sure).any() and not dots_fade():
             red_by_hue[:] = False
-        colour_ok = hue_sure & ((hue_red & (dots_red | red_by_hue)) | black_ok)
+        # Red ink across the whole body: black ink is colourless, and nothing that mixes colourless light into it
+        # (blur toward its cream, glare, shade) makes it red; a red neighbour smeared or pushed over it, or a hand,
+        # reddens one side of it, not all four corners of its body. Where each quarter of the body alone is as surely
+        # red as the hue cue asks of the whole (seeds 103-67, 7's first 60, smeared 67: black tiles left unreadable or
+        # of cues in doubt, their quarters at most 0.13, against 0.19 asked; two black tiles with a red neighbour's ink
+        # and dots over one side, bodies 0.22 and 0.25 red, under 0.09 in a quarter), and nothing hand-like lies over
+        # the cell, the body is red without all four corner dots, which a small or smeared tile's blur may take (or
+        # turn dark against their rings), as long as one of them shows cream or the picture is blurred enough to fade
+        # a dot (a sharp red tile with no dot at all is a misprint or something over it, as for ``red_by_hue``).
+        ink_red = np.zeros(100, bool)
+        ask = shaped & hue_sure & hue_red & ~dots_red & ~red_by_hue & (cell_other.ravel() <= mdl.other_max)
+        if ask.any():
+            at, quarters = np.flatnonzero(ask), self.sampling.body_quarters
+            seen_q = valid[at][:, quarters]                                         # (cells, 4, samples)
+            red_q = (flat[at, :, 1][:, quarters] * seen_q).sum(axis=2) / np.maximum(seen_q.sum(axis=2), 1e-3)
+            ink_red[at] = ((seen_q.mean(axis=2) >= WASHED_REGION).all(axis=1)
+                           & (red_q.min(axis=1) > mdl.redness_split + mdl.redness_gap))
+            a_dot = (dot_kept[at] & (dot_levels[at] > mdl.dot_red_min)).any(axis=1)
+            if (ink_red[at] & ~a_dot).any() and not dots_fade():
+                ink_red[at] &= a_dot
+        colour_ok = hue_sure & ((hue_red & (dots_red | red_by_hue | ink_red)) | black_ok)
         tile_ok = shaped & colour_ok & ~lit_beyond
         crowded = overlapping(tile_ok, cx, cy, residual, self.tile_px)
         tile_ok &= ~crowded
