@@ -113,6 +113,12 @@ DOT_FADE = 1.2
 WASHED_REGION, WASHED_BEYOND_HUB = 0.6, 0.25
 #: A tile with something hand-like over at most this share of its cell is read from what shows of it, as under glare.
 PART_COVERED_MAX = 0.5
+#: A cell a hand covers in part is empty where its middle clear of the hand and of a rim this wide round it (a share
+#: of a cell: the hand's soft edge, the dark right under a finger's edge) is clean paper of the paper's hue ...
+HAND_RIM = 0.16
+#: ... and that clear part is at least this share of the middle: a tile (0.96 of the cell, its hub a small square of
+#: cream in its middle) shows its body's ink over any such part.
+SHOWN_MIN = 0.5
 #: Where the board's pose may misplace a cell by more than this share of a cell (few markers seen, smeared:
 #: ``BoardFinder.cell_doubt``), no tile is read, and nothing at all beyond the second.
 POSE_DOUBT_TILE, POSE_DOUBT_ANY = 0.2, 0.5
@@ -172,6 +178,41 @@ def paper_hued(grid: np.ndarray, geometry: GridGeometry, cells: np.ndarray, x: n
         return out
     rows, cols, n = middle_corners(geometry, at)
     means = np.array([grid[r:r + n, c:c + n].reshape(-1, 3).mean(axis=0) for r, c in zip(rows, cols, strict=True)])
+    off = off_paper_hue(means, x[at], y[at], *paper_hues, geometry.size, PAPER_HUE_CLOSE)
+    if off is not None:
+        out[at] = ~off
+    return out
+
+
+def paper_beside_hand(grid: np.ndarray, geometry: GridGeometry, cells: np.ndarray, hand: np.ndarray,
+                      unexplained: np.ndarray, empty_max: float, x: np.ndarray, y: np.ndarray,
+                      paper_hues: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """(100,) which of ``cells`` ((100,) bool) show, clear of ``hand`` (the hand-like mask) and a rim of ``HAND_RIM``
+    round it, at least ``SHOWN_MIN`` of their middle, and that part clean paper: under ``empty_max`` of it ink no tile
+    read explains (``unexplained``), and its mean colour in ``grid`` (the raw BGR grid image) the hue of the board's
+    paper where it lies (``paper_hued``: pale skin, which shows no hand-like colour after the light's division, is of
+    another hue). ``x``, ``y``: the cells' centres (grid-image px, by ``Cell.index``).
+
+    A tile is 0.96 of its cell: over any half of the middle it shows its body's dark ink (or red), which is neither
+    clean nor the paper's hue, wherever the hand covers the rest."""
+    out = np.zeros(100, bool)
+    at = np.flatnonzero(cells)
+    if at.size == 0:
+        return out
+    w = int(round(HAND_RIM * geometry.px_per_cell)) | 1
+    over = cv2.dilate(hand.view(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (w, w))) > 0
+    rows, cols, n = middle_corners(geometry, at)
+    means, shown = np.zeros((at.size, 3)), np.zeros(at.size, bool)
+    for k, (r, c) in enumerate(zip(rows, cols, strict=True)):
+        clear = ~over[r:r + n, c:c + n]
+        seen = int(clear.sum())
+        if seen < SHOWN_MIN * n * n or np.count_nonzero(unexplained[r:r + n, c:c + n] & clear) >= empty_max * seen:
+            continue
+        shown[k] = True
+        means[k] = grid[r:r + n, c:c + n][clear].reshape(-1, 3).mean(axis=0)
+    if not shown.any():
+        return out
+    at, means = at[shown], means[shown]
     off = off_paper_hue(means, x[at], y[at], *paper_hues, geometry.size, PAPER_HUE_CLOSE)
     if off is not None:
         out[at] = ~off
@@ -712,8 +753,20 @@ class TileReader:
         rimmed = (empty & occluded & ~lit_beyond & ~tile_ok & ~misplaced) if self.second is not None else np.zeros(
             100, bool)
         state[rimmed] = 0
+        # A hand over part of a cell (its edge, or the dark right under it, in the middle too) may leave most of the
+        # middle in view: clear of the hand and a rim round it, clean paper of the paper's hue over at least half the
+        # middle is no tile's, whose body's ink would show there (``paper_beside_hand``; pale skin is of another hue).
+        # It reads empty by what shows of it, too unsure to take a tile off, unless the second opinion sees it covered.
+        beside = (occluded & ~empty & ~tile_ok & ~lit_beyond & ~misplaced & (cell_other <= PART_COVERED_MAX)
+                  & (glare.ravel() < mdl.glare_max) & ~washed_out & (middle_washed == 0))
+        if beside.any() and paper_hues is not None:
+            beside = paper_beside_hand(grid, self.geometry, beside, other, unexplained, mdl.empty_max,
+                                       self._cx.ravel(), self._cy.ravel(), paper_hues)
+        else:
+            beside[:] = False
+        state[beside] = 0
         over = occluded.copy()              # what the rules see covered
-        occluded &= ~rimmed
+        occluded &= ~(rimmed | beside)
         # A network that sees the whole cell may read what the rules leave unreadable, if sure and not against what they
         # saw; it may find cells they read covered (``vision.second.amend``) where they see a hand, and any they read
         # paper by its light alone (its shape, or its relief in a sheen): pale skin in warm light, or dim and noisy,
@@ -747,15 +800,16 @@ class TileReader:
             edged | by_relief | rimmed)
             if self.second is not None else (np.zeros(100, bool),) * 2)
         rimmed &= state == 0                # now: the cells it saw clear of a hand; the rest stay covered
-        occluded |= covered | (over & ~rimmed)
+        occluded |= covered | (over & ~rimmed & ~beside)
         # A pale finger shows no hand-like pixel, yet what it covers beside a tile is left unreadable, and its dark side
         # or shadow over a wave's end is dark like the tile's ink (seed 103 frame 126 B4, a black nw read "black n", its
         # west wave under a finger's dark edge). A blank side the rules read with dark no tile explains beyond it,
         # facing a cell left unreadable (by the second opinion too: a cell it reads surely and sees uncovered hides no
         # finger), stands only where the second opinion, seeing the whole cell and what lies beyond it, reads it blank
         # too, as surely as it must to read it so itself (``vision.second.BLANK_CONFIRM``). (The rules alone, with no
-        # second opinion, read as before: what the network adds to them stays apart.)
-        hidden_end = ((state == 1) & ~second & wanted)[:, None] & blank & beyond & facing(state == 2)
+        # second opinion, read as before: what the network adds to them stays apart.) A cell read empty by what shows of
+        # it beside a hand over its rim (``beside``) counts as unreadable here: the hand is there all the same.
+        hidden_end = ((state == 1) & ~second & wanted)[:, None] & blank & beyond & facing((state == 2) | beside)
         if self.second is not None and hidden_end.any():
             ends = np.flatnonzero(hidden_end.any(axis=1))
             seen_blank = self.second.blank(norm, self.geometry.px_per_cell, self.geometry.margin_px, ends,
@@ -770,7 +824,7 @@ class TileReader:
         state[hued] = 0
         edged &= ~hued
         by_relief &= (state == 2) & ~covered
-        empty_conf = np.where(flat | lifted | rimmed | glare_paper, LIGHT_ONLY_EMPTY,
+        empty_conf = np.where(flat | lifted | rimmed | beside | glare_paper, LIGHT_ONLY_EMPTY,
                               np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
         if self.off_hue is not None:
             # Not the hue of the board's paper where it lies: something paper-pale over it (``off_paper_hue``).
@@ -781,8 +835,8 @@ class TileReader:
         lines = np.full(100, np.nan)
         if ((state == 0) & ~second & (empty_conf > LIGHT_ONLY_EMPTY) & wanted).any():
             # (Not against paper read by its hue alone: the board's lines are measured on the same cells as without it;
-            # nor against paper clipped by glare, which washes the line out with it.)
-            no_line, lines = unlined(grid, self.geometry, (state == 0) & ~hued & ~glare_paper)
+            # nor against paper clipped by glare, which washes the line out with it, nor beside a hand over its border.)
+            no_line, lines = unlined(grid, self.geometry, (state == 0) & ~hued & ~glare_paper & ~beside)
             empty_conf = np.where(no_line, np.minimum(empty_conf, LIGHT_ONLY_EMPTY), empty_conf)
         tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
                                                1 - residual / mdl.residual_max]), 0, 1)
