@@ -41,6 +41,7 @@ import cv2
 import numpy as np
 
 from thoughtwave.engine.cells import CELLS
+from thoughtwave.engine.pieces import E, N, S, W
 from thoughtwave.vision.artwork import BLACK_BGR, PAPER_BGR, RED_BGR, TILE, WAVE_BGR, TileGeometry
 from thoughtwave.vision.causes import (
     CLIPPED_LEVEL,
@@ -155,6 +156,24 @@ RED_INK_SIDE = 0.5
 #: the lift: at least this (seed 101: unclipped sheen tiles left unreadable 0.77-1.27 but for two of 23; cells left
 #: unreadable for want of contrast, blurred or shaded, not in a sheen: 0.55 at most; tiles read: 5th percentile 0.78).
 SHEEN_RELIEF_MIN = 0.65
+#: A black tile's hub is printed cream, yellower than the paper: in log blue over red ``HUB_CREAM_HUE`` (-0.065) off
+#: it (``WAVE_BGR`` against ``PAPER_BGR``). Light falling on both alike keeps that. A hub lit as the board's paper (its
+#: cell's white at least ``PAPER_HUB_LIGHT`` of the board's) within ``PAPER_HUB_HUE`` of the paper's hue, against its
+#: local white and against the board's, is paper, not cream: a lit stripe between soft parallel shadows (a blind's, a
+#: grille's) reads in luminance as a black tile's hub and wave on its body, ink being no darker there than shadow at
+#: a cell of 32 px (sweep of such stripes: their hubs within 0.01 of paper's hue). Black tiles read right on pbr103,
+#: 97, 67 and smeared 89, 67, 73, lit so: 99.8% measure below it (median -0.06); what takes the rest toward paper is
+#: blur mixing colourless ink into the hub (not asked in a blurred picture), a veil, or a light of another hue on the
+#: hub than on the paper that gives its white (mixed light). Paper's middles lit so: 81% above.
+HUB_CREAM_HUE = float(np.log(WAVE_BGR[0] / WAVE_BGR[2]) - np.log(PAPER_BGR[0] / PAPER_BGR[2]))
+PAPER_HUB_HUE, PAPER_HUB_LIGHT = 0.015, 0.95
+#: A channel at this grey level or above is at the sensor's last levels: clipped, its hue is lost (a paper white clipped
+#: in red is yellower than the paper, and a tile's cream against it is of its hue).
+HUE_CLIP = 254
+#: The pieces a straight stripe of light through a cell passes for: straight through (ns, ew; the sweep's misreads 377
+#: of 380) or ending in the hub (one arm). Only these are asked, so a black bend, T or cross whose hub happens to
+#: measure near the paper's hue keeps its reading (of 17 black tiles the test took on the tuning sets, 11 were such).
+STRIPE_PIECES = (N | S, E | W, N, E, S, W)
 
 
 # -- the reader ----------------------------------------------------------------------------------
@@ -824,6 +843,17 @@ class TileReader:
         state[hued] = 0
         edged &= ~hued
         by_relief &= (state == 2) & ~covered
+        # A black tile (by the rules or the second opinion) whose hub, lit as the board's paper, has the paper's hue and
+        # not cream's is paper lit between shadows: unreadable (``PAPER_HUB_HUE``). A stripe of light is straight: it
+        # passes for a straight wave through the hub, or one ending there (``STRIPE_PIECES``), never for a bend.
+        paper_hub = self._paper_hubs(grid, norm, cx, cy, (state == 1) & ~red & (light.ravel() >= PAPER_HUB_LIGHT)
+                                     & np.isin(arms, STRIPE_PIECES))
+        if paper_hub.any() and blurred():
+            # Blur mixes the body's colourless ink into the hub: its hue goes toward the paper's (smeared black tiles
+            # of the tuning sets and the shaken bench): a measure of cream only in a sharp picture.
+            paper_hub[:] = False
+        state[paper_hub] = 2
+        second &= ~paper_hub
         empty_conf = np.where(flat | lifted | rimmed | beside | glare_paper, LIGHT_ONLY_EMPTY,
                               np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
         if self.off_hue is not None:
@@ -853,6 +883,8 @@ class TileReader:
                           "its light is paper's across a shadow's edge, but a hand's edge may look so" if edged[i] else
                           "a tile by its relief in a lamp's sheen, but a pale finger may look so" if by_relief[i] else
                           "something beside it may cover the end of a wave" if hidden_end[i] else
+                          "its hub has the paper's hue, not a tile's cream: paper lit between shadows looks so"
+                          if paper_hub[i] else
                           "it overlaps a neighbouring tile as read" if crowded[i] else
                           WASHED_OUT if washed_out[i] else
                           why_unread(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual,
@@ -872,6 +904,38 @@ class TileReader:
             # Measured here or above: the recogniser need not again.
             readout.sharpness = seen_blur[0].width if seen_blur else None
         return readout
+
+    def _paper_hubs(self, grid: np.ndarray, norm: np.ndarray, cx: np.ndarray, cy: np.ndarray,
+                    cells: np.ndarray) -> np.ndarray:
+        """(100,) of ``cells`` those whose hub (the square inside the hub's sample disc round the centre found) is of
+        the paper's hue within ``PAPER_HUB_HUE`` in log blue over red, both against its local white (``norm``, the grid
+        image divided by it: the light's own tint there) and against the board's paper white (in ``grid``, the raw
+        image: a local white taken from a tile's cream, with no paper in reach, has the cream's hue): paper, where a
+        tile's cream is ``HUB_CREAM_HUE`` off. Not where the hub or either white clips in any channel (``HUE_CLIP``):
+        clipping takes the hue away."""
+        out = np.zeros(100, bool)
+        at = np.flatnonzero(cells)
+        if at.size == 0:
+            return out
+        half = max(1, int(self.sampling.hub_kernel / 2 * self.tile_px / np.sqrt(2)))
+        off = np.arange(-half, half + 1)
+        h, w = norm.shape[:2]
+        ys = np.clip(np.rint(cy.ravel()[at]).astype(int)[:, None] + off, 0, h - 1)[:, :, None]
+        xs = np.clip(np.rint(cx.ravel()[at]).astype(int)[:, None] + off, 0, w - 1)[:, None, :]
+        local = norm[ys, xs].reshape(at.size, -1, 3).mean(axis=1)                 # (cells, 3) BGR
+        raw = grid[ys, xs].reshape(at.size, -1, 3).mean(axis=1)
+        paper = np.asarray(self.paper_white, np.float64) + 1.0
+
+        def hue(bgr: np.ndarray) -> np.ndarray:
+            return np.log(np.maximum(bgr[:, 0], 1e-3) / np.maximum(bgr[:, 2], 1e-3))
+
+        if paper.max() - 1.0 >= HUE_CLIP:
+            return out
+        white = raw / np.maximum(local, 1e-3)                                      # the local white there, BGR
+        board = hue(raw + 1.0) - float(np.log(paper[0] / paper[2]))
+        out[at] = ((hue(local) > -PAPER_HUB_HUE) & (board > -PAPER_HUB_HUE) & (raw.max(axis=1) < HUE_CLIP)
+                   & (white.max(axis=1) < HUE_CLIP))
+        return out
 
     def paper_level(self) -> float:
         """The grey level (darkest channel) of the board's paper where it is dimmer, as the last ``normalise`` measured
