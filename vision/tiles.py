@@ -156,8 +156,8 @@ RED_INK_SIDE = 0.5
 #: the lift: at least this (seed 101: unclipped sheen tiles left unreadable 0.77-1.27 but for two of 23; cells left
 #: unreadable for want of contrast, blurred or shaded, not in a sheen: 0.55 at most; tiles read: 5th percentile 0.78).
 SHEEN_RELIEF_MIN = 0.65
-#: A black tile's hub is printed cream, yellower than the paper: in log blue over red ``HUB_CREAM_HUE`` (-0.065) off
-#: it (``WAVE_BGR`` against ``PAPER_BGR``). Light falling on both alike keeps that. A hub lit as the board's paper (its
+#: A black tile's hub is printed cream, yellower than the paper: in log blue over red 0.065 off it (``WAVE_BGR``
+#: against ``PAPER_BGR``). Light falling on both alike keeps that. A hub lit as the board's paper (its
 #: cell's white at least ``PAPER_HUB_LIGHT`` of the board's) within ``PAPER_HUB_HUE`` of the paper's hue, against its
 #: local white and against the board's, is paper, not cream: a lit stripe between soft parallel shadows (a blind's, a
 #: grille's) reads in luminance as a black tile's hub and wave on its body, ink being no darker there than shadow at
@@ -165,7 +165,6 @@ SHEEN_RELIEF_MIN = 0.65
 #: 97, 67 and smeared 89, 67, 73, lit so: 99.8% measure below it (median -0.06); what takes the rest toward paper is
 #: blur mixing colourless ink into the hub (not asked in a blurred picture), a veil, or a light of another hue on the
 #: hub than on the paper that gives its white (mixed light). Paper's middles lit so: 81% above.
-HUB_CREAM_HUE = float(np.log(WAVE_BGR[0] / WAVE_BGR[2]) - np.log(PAPER_BGR[0] / PAPER_BGR[2]))
 PAPER_HUB_HUE, PAPER_HUB_LIGHT = 0.015, 0.95
 #: A channel at this grey level or above is at the sensor's last levels: clipped, its hue is lost (a paper white clipped
 #: in red is yellower than the paper, and a tile's cream against it is of its hue).
@@ -197,7 +196,16 @@ def paper_hued(grid: np.ndarray, geometry: GridGeometry, cells: np.ndarray, x: n
         return out
     rows, cols, n = middle_corners(geometry, at)
     means = np.array([grid[r:r + n, c:c + n].reshape(-1, 3).mean(axis=0) for r, c in zip(rows, cols, strict=True)])
-    off = off_paper_hue(means, x[at], y[at], *paper_hues, geometry.size, PAPER_HUE_CLOSE)
+    return _of_paper_hue(at, means, x, y, paper_hues, geometry.size)
+
+
+def _of_paper_hue(at: np.ndarray, means: np.ndarray, x: np.ndarray, y: np.ndarray,
+                  paper_hues: tuple[np.ndarray, np.ndarray], size: float) -> np.ndarray:
+    """(100,) True at the cells ``at`` (indices) whose middles' mean colours ``means`` (BGR) are the hue of the board's
+    paper where they lie, within ``PAPER_HUE_CLOSE`` (``off_paper_hue``, through the paper round the markers); False
+    elsewhere, and everywhere where the markers place no plane."""
+    out = np.zeros(100, bool)
+    off = off_paper_hue(means, x[at], y[at], *paper_hues, size, PAPER_HUE_CLOSE)
     if off is not None:
         out[at] = ~off
     return out
@@ -231,11 +239,7 @@ def paper_beside_hand(grid: np.ndarray, geometry: GridGeometry, cells: np.ndarra
         means[k] = grid[r:r + n, c:c + n][clear].reshape(-1, 3).mean(axis=0)
     if not shown.any():
         return out
-    at, means = at[shown], means[shown]
-    off = off_paper_hue(means, x[at], y[at], *paper_hues, geometry.size, PAPER_HUE_CLOSE)
-    if off is not None:
-        out[at] = ~off
-    return out
+    return _of_paper_hue(at[shown], means[shown], x, y, paper_hues, geometry.size)
 
 
 class TileReader:
@@ -911,11 +915,12 @@ class TileReader:
         the paper's hue within ``PAPER_HUB_HUE`` in log blue over red, both against its local white (``norm``, the grid
         image divided by it: the light's own tint there) and against the board's paper white (in ``grid``, the raw
         image: a local white taken from a tile's cream, with no paper in reach, has the cream's hue): paper, where a
-        tile's cream is ``HUB_CREAM_HUE`` off. Not where the hub or either white clips in any channel (``HUE_CLIP``):
+        tile's cream is 0.065 off. Not where the hub or either white clips in any channel (``HUE_CLIP``):
         clipping takes the hue away."""
         out = np.zeros(100, bool)
         at = np.flatnonzero(cells)
-        if at.size == 0:
+        paper = np.asarray(self.paper_white, np.float64) + 1.0
+        if at.size == 0 or paper.max() - 1.0 >= HUE_CLIP:
             return out
         half = max(1, int(self.sampling.hub_kernel / 2 * self.tile_px / np.sqrt(2)))
         off = np.arange(-half, half + 1)
@@ -924,13 +929,10 @@ class TileReader:
         xs = np.clip(np.rint(cx.ravel()[at]).astype(int)[:, None] + off, 0, w - 1)[:, None, :]
         local = norm[ys, xs].reshape(at.size, -1, 3).mean(axis=1)                 # (cells, 3) BGR
         raw = grid[ys, xs].reshape(at.size, -1, 3).mean(axis=1)
-        paper = np.asarray(self.paper_white, np.float64) + 1.0
 
         def hue(bgr: np.ndarray) -> np.ndarray:
             return np.log(np.maximum(bgr[:, 0], 1e-3) / np.maximum(bgr[:, 2], 1e-3))
 
-        if paper.max() - 1.0 >= HUE_CLIP:
-            return out
         white = raw / np.maximum(local, 1e-3)                                      # the local white there, BGR
         board = hue(raw + 1.0) - float(np.log(paper[0] / paper[2]))
         out[at] = ((hue(local) > -PAPER_HUB_HUE) & (board > -PAPER_HUB_HUE) & (raw.max(axis=1) < HUE_CLIP)
