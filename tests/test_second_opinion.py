@@ -95,6 +95,14 @@ def test_asking_the_views_one_by_one_says_what_all_eight_say(seed):
     said = opinion.read(norm, geometry.px_per_cell, geometry.margin_px, cells, only_cover=only_cover)
     assert said.covered[only_cover].tolist() == covered[only_cover].tolist()
     assert said.sure.tolist() == (sure & ~only_cover).tolist()      # not read: asked only about cover
+    # Asked for some kinds of reading only (empty, red, black), a cell of another kind comes out unsure.
+    yes = opinion.probabilities(features(norm, geometry.px_per_cell, geometry.margin_px, cells)).min(axis=0) > SURE
+    kind = np.where(yes[:, 0], np.where(yes[:, 1], 1, 2), 0)
+    kinds = np.stack([cells % 2 == 0, cells % 3 == 0, cells % 5 > 0])
+    said = opinion.read(norm, geometry.px_per_cell, geometry.margin_px, cells, only_cover=np.zeros(100, bool),
+                        kinds=kinds)
+    assert (sure & ~kinds[kind, cells]).any() and (sure & kinds[kind, cells]).any()
+    assert said.sure.tolist() == (sure & kinds[kind, cells]).tolist()
 
 
 def test_its_features_are_the_cell_and_a_quarter_cell_around_it_turned_with_the_cell():
@@ -126,7 +134,7 @@ class Fixed:
     def uncovered(self, norm, px_per_cell, margin_px, cells):
         return self.clear[cells]
 
-    def read(self, norm, px_per_cell, margin_px, cells, only_cover=None):
+    def read(self, norm, px_per_cell, margin_px, cells, only_cover=None, kinds=None):
         return Opinion(*(a[cells] for a in (self.opinion.sure, self.opinion.tile, self.opinion.red,
                                              self.opinion.arms, self.opinion.covered)))
 
@@ -265,9 +273,9 @@ def test_a_read_for_a_few_cells_asks_the_network_about_those_alone_and_reads_the
     network = recognizer.reader.second
 
     class Spy:
-        def read(self, norm, px_per_cell, margin_px, cells, only_cover=None):
+        def read(self, norm, px_per_cell, margin_px, cells, only_cover=None, kinds=None):
             asked.append(set(cells.tolist()))
-            return network.read(norm, px_per_cell, margin_px, cells, only_cover)
+            return network.read(norm, px_per_cell, margin_px, cells, only_cover, kinds)
 
     whole = TileReader(second=Spy()).read(grid)
     wanted = np.zeros(100, bool)

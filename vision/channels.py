@@ -1,7 +1,9 @@
 """Per-pixel channel helpers of the tile reader: the smallest and largest channel (faster than numpy's
-reductions over the colour axis), and the smooth hue field of the paper white across the board."""
+reductions over the colour axis), the median colour, and the smooth hue field of the paper white across the board."""
 
 from __future__ import annotations
+
+import functools
 
 import cv2
 import numpy as np
@@ -19,6 +21,16 @@ def brightest(image: np.ndarray) -> np.ndarray:
     return cv2.max(cv2.max(b, g), r)
 
 
+def median_colour(samples: np.ndarray) -> np.ndarray:
+    """The median (float32, per channel) of (N, channels) ``samples`` of whole numbers (uint8): a sample, or the mean of
+    two, which float32 holds exactly however it is summed, so numpy's ``median`` of them as float32 gives the same
+    numbers, at several times the cost (the few dozen samples of a marker's quiet zone)."""
+    n = len(samples)
+    middle = [n // 2 - 1, n // 2] if n % 2 == 0 else [n // 2]
+    part = np.partition(samples, middle, axis=0)[middle].astype(np.float32)
+    return part[0] if len(middle) == 1 else (part[0] + part[1]) / 2
+
+
 def hue_field(ratio: np.ndarray, luma: np.ndarray, outlier: float) -> np.ndarray:
     """The smooth hue of the paper white across the board (per channel, relative to its brightness): a
     plane fitted, robustly, to the local whites' hues. Light of two colours from two sides follows
@@ -27,10 +39,8 @@ def hue_field(ratio: np.ndarray, luma: np.ndarray, outlier: float) -> np.ndarray
     more off a fit is left out of the next. In ``ratio``'s units (the fitted hue times ``luma``)."""
     h, w = luma.shape
     step = max(1, min(h, w) // 24)
-    ys, xs = np.mgrid[0:h:step, 0:w:step]
     chroma = np.log(np.maximum(ratio[::step, ::step], 1e-3) / np.maximum(luma[::step, ::step, None], 1e-3))
-    x, y = xs.ravel() / w - 0.5, ys.ravel() / h - 0.5
-    design = np.column_stack([np.ones_like(x), x, y])
+    design, full_design = _planes(h, w, step)
     values = chroma.reshape(-1, 3)
     keep = ((luma[::step, ::step] > 0.55) & (luma[::step, ::step] < 1.6)).ravel()
     coef = np.zeros((3, 3))
@@ -39,10 +49,22 @@ def hue_field(ratio: np.ndarray, luma: np.ndarray, outlier: float) -> np.ndarray
             return np.ones_like(ratio)
         coef, *_ = np.linalg.lstsq(design[keep], values[keep], rcond=None)
         keep &= (np.abs(values - design @ coef) < outlier).all(axis=1)
-    yy, xx = np.mgrid[0:h, 0:w]
-    x, y = xx.ravel() / w - 0.5, yy.ravel() / h - 0.5
-    full = np.column_stack([np.ones_like(x), x, y]) @ coef
+    full = full_design @ coef
     return np.exp(full).reshape(h, w, 3).astype(np.float32) * luma[..., None]
+
+
+@functools.lru_cache(maxsize=4)
+def _planes(h: int, w: int, step: int) -> tuple[np.ndarray, np.ndarray]:
+    """The design matrices (1, x, y) of ``hue_field``'s plane at its samples (every ``step`` px) and at every px of an
+    ``h`` x ``w`` picture, x and y from -0.5 to 0.5 across it: the same for every frame of a size, so made once."""
+    ys, xs = np.mgrid[0:h:step, 0:w:step]
+    yy, xx = np.mgrid[0:h, 0:w]
+    out = []
+    for x, y in ((xs.ravel() / w - 0.5, ys.ravel() / h - 0.5), (xx.ravel() / w - 0.5, yy.ravel() / h - 0.5)):
+        design = np.column_stack([np.ones_like(x), x, y])
+        design.flags.writeable = False      # kept for the next call (a cache)
+        out.append(design)
+    return out[0], out[1]
 
 
 def off_paper_hue(whites: np.ndarray, x: np.ndarray, y: np.ndarray, at: np.ndarray, papers: np.ndarray, size: float,

@@ -162,6 +162,8 @@ class BoardFinder:
         self._rejected: tuple[np.ndarray, Any] | None = None
         self.last_pose: BoardPose | None = None
         self._remap_cache: tuple[BoardPose, tuple[np.ndarray, np.ndarray]] | None = None
+        # The loose fit ``_markers`` last made to look for missing markers: of which markers (and how many), its pose.
+        self._loose: tuple[dict[int, np.ndarray], int, BoardPose | None] | None = None
 
     # -- markers ---------------------------------------------------------------------------------
 
@@ -285,7 +287,8 @@ class BoardFinder:
             rms = np.sqrt(np.mean(np.sum((projected - dst.reshape(-1, 4, 2)) ** 2, axis=2), axis=1))
             return [i for i, e in zip(ids, rms, strict=True) if e < tolerance]
 
-        best = agreeing(self._homography(ids, image))      # usually every marker agrees at once
+        whole = self._homography(ids, image)
+        best = agreeing(whole)      # usually every marker agrees at once
         if len(best) < len(ids):
             for pair in itertools.combinations(ids, 2):
                 agree = agreeing(self._homography(list(pair), image))
@@ -294,7 +297,8 @@ class BoardFinder:
         # At least two markers, and most of those seen: a pose only two of seven agree with is a guess.
         if len(best) < 2 or 2 * len(best) < len(ids) or (strict and not self._spread(best)):
             return None
-        h = self._homography(best, image)
+        # (Every marker agreeing: the fit to them all is the one made first, the same call.)
+        h = whole if best == ids else self._homography(best, image)
         if h is None:
             return None
         error = float(np.sqrt(np.mean([self._marker_error(h, i, image[i]) ** 2 for i in best])))
@@ -364,12 +368,27 @@ class BoardFinder:
 
     def _markers(self, grey: np.ndarray, deconvolved: bool = False) -> dict[int, np.ndarray]:
         markers = self.detect_markers(grey, deconvolved)
+        self._loose = None
         if len(markers) < len(self.marker_mm):
             # Where to look again for the missing markers: any fit will do for that.
-            hint = self.fit_pose(markers, strict=False) or (self.last_pose if markers else None)
+            loose = self.fit_pose(markers, strict=False)
+            hint = loose or (self.last_pose if markers else None)
+            seen = len(markers)
             if hint is not None:
                 self._search_missing(grey, markers, hint, deconvolved)
+            if len(markers) == seen:        # none found: the pose is fitted to these very markers (``_fit``)
+                self._loose = (markers, seen, loose)
         return markers
+
+    def _fit(self, markers: dict[int, np.ndarray]) -> BoardPose | None:
+        """``fit_pose(markers)`` (strict), from the loose fit ``_markers`` made of these very markers where it made one:
+        the two fit alike and differ only in that the strict one refuses markers that do not spread (``_spread``), so
+        the loose pose, or None, is the strict one where its markers spread (the same pose, not fitted twice)."""
+        loose = self._loose
+        if loose is None or loose[0] is not markers or loose[1] != len(markers):
+            return self.fit_pose(markers)
+        pose = loose[2]
+        return pose if pose is None or self._spread(list(pose.marker_ids)) else None
 
     def _smeared(self, grey: np.ndarray,
                  seen: dict[int, np.ndarray]) -> tuple[dict[int, np.ndarray], Motion, BoardPose] | None:
@@ -387,10 +406,10 @@ class BoardFinder:
             for motion in (m for m in self.motion.ranked(grey, candidates, scale=at) if m not in tried):
                 tried.add(motion)
                 markers = self._markers(deblurred(grey, motion), deconvolved=True)
-                pose = self.fit_pose(markers)
+                pose = self._fit(markers)
                 if pose is None and at < 1.0:
                     markers = self._markers(deblurred(grey, motion, SMALL_NSR), deconvolved=True)
-                    pose = self.fit_pose(markers)
+                    pose = self._fit(markers)
                 if pose is not None and self._confirms(pose, seen, motion.length_px / 2):
                     if len(pose.marker_ids) >= SMEAR_ENOUGH_MARKERS:
                         return markers, motion, pose
@@ -405,7 +424,7 @@ class BoardFinder:
         grey = _grey(image)
         self._rejected = None
         markers = self._markers(grey)
-        pose = self.fit_pose(markers)
+        pose = self._fit(markers)
         motion = None
         contradicted = False
         if pose is None:

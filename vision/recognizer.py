@@ -27,6 +27,7 @@ from threadpoolctl import ThreadpoolController
 from thoughtwave.engine.cells import CELLS
 from thoughtwave.vision.artwork import BoardLayout
 from thoughtwave.vision.causes import SOFT_BLUR_WIDTH, Cause, cell_sizes, sharpness
+from thoughtwave.vision.channels import median_colour
 from thoughtwave.vision.deblur import Motion
 from thoughtwave.vision.finder import SMEAR_PAUSE_FRAMES, BoardFinder, BoardPose, FinderResult
 from thoughtwave.vision.markerblur import marker_blur
@@ -103,7 +104,7 @@ def marker_papers(frame: np.ndarray, corners: dict[int, np.ndarray]) -> dict[int
         at = np.rint(cv2.perspectiveTransform(_QUIET_RING[None], to_frame)[0]).astype(int)
         inside = (at[:, 0] >= 0) & (at[:, 0] < w) & (at[:, 1] >= 0) & (at[:, 1] < h)
         if inside.sum() >= len(at) // 2:
-            papers[marker_id] = np.median(frame[at[inside, 1], at[inside, 0]].astype(np.float32), axis=0)
+            papers[marker_id] = median_colour(frame[at[inside, 1], at[inside, 0]])
     return papers
 
 
@@ -175,6 +176,7 @@ class Recognizer:
         self._reposer: Reposer | None = None     # made the first time a smeared frame needs a surer pose
         self._blur_pause = 0        # frames left before the markers are measured for blur again (none found last)
         self._papers: tuple[np.ndarray, dict, dict] | None = None    # the frame's markers' paper (``_marker_paper``)
+        self._corners: tuple[BoardLayout, np.ndarray] | None = None   # the cells' corners in mm (``_cell_corners_mm``)
 
     @property
     def pose(self) -> BoardPose | None:
@@ -365,11 +367,15 @@ class Recognizer:
         return cell_sizes(self.finder.to_frame(pose, self._cell_corners_mm()))
 
     def _cell_corners_mm(self) -> np.ndarray:
-        """(121, 2) the board's cell corners in mm, row by row."""
+        """(121, 2) the board's cell corners in mm, row by row (made once a layout: every frame asks)."""
         layout = self.finder.layout
-        x0, y0 = layout.grid_origin_mm
-        steps = np.arange(11) * layout.cell_mm
-        return np.array([[x0 + sx, y0 + sy] for sy in steps for sx in steps])
+        if self._corners is None or self._corners[0] is not layout:
+            x0, y0 = layout.grid_origin_mm
+            steps = np.arange(11) * layout.cell_mm
+            corners = np.array([[x0 + sx, y0 + sy] for sy in steps for sx in steps])
+            corners.flags.writeable = False
+            self._corners = (layout, corners)
+        return self._corners[1]
 
     def _keep_sharpness(self, grid: np.ndarray, readout: TileReadout) -> None:
         """Keep the edge width of a frame read whole as the reference, now and then (it costs a few ms)."""

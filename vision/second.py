@@ -131,14 +131,21 @@ class SecondOpinion:
         return np.stack([self._view(samples, net, k) for net in range(len(self.nets)) for k in range(4)])
 
     def read(self, norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarray,
-             only_cover: np.ndarray | None = None) -> Opinion:
+             only_cover: np.ndarray | None = None, kinds: np.ndarray | None = None) -> Opinion:
         """Their sure readings of ``cells`` (indices) of a light-divided grid image (``TileReader.normalise``): sure in
         every view (each network, each quarter turn). ``only_cover`` (per cell asked): cells asked only whether they
-        are covered (their readings are not wanted, and come out unsure).
+        are covered (their readings are not wanted, and come out unsure); given, the other cells are asked only for
+        their readings (whether they are covered is not wanted, and comes out not covered). ``kinds`` (3, per cell
+        asked): the readings wanted of each, empty, a red tile, a black tile (``amend``'s ``may_be``); one that can
+        only be read as another comes out unsure.
 
         The views are asked one after another, each only about the cells the views before left in play: a cell one
         view is unsure of (or sees covered) is read by none, and one a view sees uncovered is not surely covered, so
-        most cells need one or two views, not eight. What is said is what all eight would say. (Its products are small:
+        most cells need one or two views, not eight. What is said is what all eight would say. A cell asked only for its
+        reading leaves the views once one is unsure of it, though every view so far sees it covered (without
+        ``only_cover`` it stays, to be said covered: on seed 7's first 60 frames two in five of the rows the networks
+        took were such cells', under a hand), and once what it is so far is of no kind in ``kinds`` (sureness only
+        falls from view to view: it would come out unsure, or of that kind). (Its products are small:
         ``Recognizer.read`` holds numpy's BLAS to one thread around it.)"""
         samples = features(norm, px_per_cell, margin_px, cells)
         n = len(samples)
@@ -154,10 +161,17 @@ class SecondOpinion:
                 # Still sure, with nothing over it, of an empty cell, or of a tile and all it is (each output yes in
                 # every view so far, or no); or covered in every view so far.
                 decided = ((low[:, :6] > SURE) | (high[:, :6] < 1.0 - SURE)).all(axis=1)
-                may_read = (high[:, 6] < COVERED_MAX) & ((high[:, 0] < 1.0 - SURE) | ((low[:, 0] > SURE) & decided))
+                empty, tile = high[:, 0] < 1.0 - SURE, (low[:, 0] > SURE) & decided
+                if kinds is not None:
+                    # Decided, a tile is red (its output yes so far) or black (no so far) as well.
+                    wanted = kinds[:, live]
+                    empty &= wanted[0]
+                    tile &= ((low[:, 1] > SURE) & wanted[1]) | ((high[:, 1] < 1.0 - SURE) & wanted[2])
+                may_read = (high[:, 6] < COVERED_MAX) & (empty | tile)
                 may_cover = low[:, 6] > COVERED_SURE
                 if only_cover is not None:
                     may_read &= ~only_cover[live]
+                    may_cover &= only_cover[live]
                 gone = live[~(may_read | may_cover)]
                 lo[gone], hi[gone] = 0.5, 0.5       # undecided: neither read nor covered
                 live = live[may_read | may_cover]
@@ -234,7 +248,8 @@ def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, stat
     if asked.size == 0:
         state[unconfirmed] = 2
         return taken, covered
-    said = opinion.read(norm, geometry.px_per_cell, geometry.margin_px, asked, only_cover=~unread[asked])
+    said = opinion.read(norm, geometry.px_per_cell, geometry.margin_px, asked, only_cover=~unread[asked],
+                        kinds=may_be[:, asked])
     covered[asked[said.covered & (state[asked] != 2)]] = True
     kind = np.where(said.tile, np.where(said.red, 1, 2), 0)
     blank = (said.arms[:, None] & np.array([1, 2, 4, 8])) == 0

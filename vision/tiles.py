@@ -76,7 +76,7 @@ from thoughtwave.vision.cellmeasures import (
     paper_in_glare,
     washed_whole,
 )
-from thoughtwave.vision.channels import brightest, darkest, hue_field, off_paper_hue
+from thoughtwave.vision.channels import brightest, darkest, hue_field, median_colour, off_paper_hue
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.gridlines import unlined
 from thoughtwave.vision.second import SECOND_CONFIDENCE, SecondOpinion, amend, second_opinion
@@ -261,6 +261,7 @@ class TileReader:
         self.measures: dict[str, np.ndarray] = {}
         self.beyond_paper: np.ndarray | None = None      # set by ``normalise``
         self.off_hue: np.ndarray | None = None           # set by ``normalise`` (``off_paper_hue``)
+        self._shade: tuple[np.ndarray, tuple[np.ndarray, np.ndarray]] | None = None   # ``shade`` of a ``normalise``
         p = self.geometry.px_per_cell
         self.tile_px = tile.size * p
         # A finger is most of a cell wide; the blurred rim of a wave is a few pixels.
@@ -283,12 +284,13 @@ class TileReader:
         p = self.geometry.px_per_cell
         small = cv2.resize(grid, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
         k = max(3, int(round(1.0 * p / 4)) | 1)
-        white = cv2.dilate(small, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))).astype(np.float32)
+        brightest_near = cv2.dilate(small, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+        white = brightest_near.astype(np.float32)
         # A hand (or anything large) has no paper in reach, and its own brightest pixel would pass for white. Paper
         # white varies in brightness across the board (light falls off) and, slowly, in hue (a window on one side, a
         # warm lamp on the other), so a local white much darker or brighter than the board's median white, or of
         # another hue than the smooth field of hues around it, is replaced by the paper white around it.
-        median = np.median(white.reshape(-1, 3), axis=0) + 1.0
+        median = median_colour(brightest_near.reshape(-1, 3)) + 1.0
         anchored = False
         if marker_paper is not None and median.mean() > MARKER_PAPER_RATIO * (float(np.mean(marker_paper)) + 1.0):
             # Far brighter than the paper at every marker seen: not the board's paper but something bright over most of
@@ -945,8 +947,13 @@ class TileReader:
         return float(np.percentile(self._white_luma, 25) * self.paper_white.min())
 
     def shade(self) -> tuple[np.ndarray, np.ndarray]:
-        """(100,) each cell's light as the last ``normalise`` measured it (``cellmeasures.cell_shade``)."""
-        return cell_shade(self._white_luma, self.geometry)
+        """(100,) each cell's light as the last ``normalise`` measured it (``cellmeasures.cell_shade``; worked out once
+        a ``normalise``: ``read`` asks, and ``cell_light`` again for the causes)."""
+        if self._shade is None or self._shade[0] is not self._white_luma:
+            box, edge = cell_shade(self._white_luma, self.geometry)
+            box.flags.writeable = edge.flags.writeable = False
+            self._shade = (self._white_luma, (box, edge))
+        return self._shade[1]
 
     def cell_light(self, grid: np.ndarray, lowest: np.ndarray | None = None) -> CellLight:
         """How the light falls on each cell of ``grid``, as the last ``normalise`` of it measured (shade
