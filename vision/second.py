@@ -202,6 +202,12 @@ class SecondOpinion:
         return self._in_every_view(features(norm, px_per_cell, margin_px, cells),
                                    lambda p, live: p[:, 6] < COVERED_MAX)
 
+    def no_tile(self, norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarray) -> np.ndarray:
+        """Whether every view (each network, each quarter turn) gives each of ``cells`` (indices) a tile under ``1 -
+        SURE``, as surely as it must to read a cell empty itself, whatever it gives to something covering it."""
+        return self._in_every_view(features(norm, px_per_cell, margin_px, cells),
+                                   lambda p, live: p[:, 0] < 1.0 - SURE)
+
     def blank(self, norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarray,
               sides: np.ndarray) -> np.ndarray:
         """Whether every view (each network, each quarter turn) calls each of ``sides`` ((len(cells), 4) bool, n e s w)

@@ -212,7 +212,7 @@ def _of_paper_hue(at: np.ndarray, means: np.ndarray, x: np.ndarray, y: np.ndarra
 
 
 def paper_beside_hand(grid: np.ndarray, geometry: GridGeometry, cells: np.ndarray, hand: np.ndarray,
-                      unexplained: np.ndarray, empty_max: float, x: np.ndarray, y: np.ndarray,
+                      unexplained: np.ndarray | None, empty_max: float, x: np.ndarray, y: np.ndarray,
                       paper_hues: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """(100,) which of ``cells`` ((100,) bool) show, clear of ``hand`` (the hand-like mask) and a rim of ``HAND_RIM``
     round it, at least ``SHOWN_MIN`` of their middle, and that part clean paper: under ``empty_max`` of it ink no tile
@@ -221,7 +221,8 @@ def paper_beside_hand(grid: np.ndarray, geometry: GridGeometry, cells: np.ndarra
     another hue). ``x``, ``y``: the cells' centres (grid-image px, by ``Cell.index``).
 
     A tile is 0.96 of its cell: over any half of the middle it shows its body's dark ink (or red), which is neither
-    clean nor the paper's hue, wherever the hand covers the rest."""
+    clean nor the paper's hue, wherever the hand covers the rest. ``unexplained`` None: no ink asked of that part, only
+    its hue (paper in a hand's shadow, which the white estimate cannot follow: ink there says nothing)."""
     out = np.zeros(100, bool)
     at = np.flatnonzero(cells)
     if at.size == 0:
@@ -233,7 +234,8 @@ def paper_beside_hand(grid: np.ndarray, geometry: GridGeometry, cells: np.ndarra
     for k, (r, c) in enumerate(zip(rows, cols, strict=True)):
         clear = ~over[r:r + n, c:c + n]
         seen = int(clear.sum())
-        if seen < SHOWN_MIN * n * n or np.count_nonzero(unexplained[r:r + n, c:c + n] & clear) >= empty_max * seen:
+        if seen < SHOWN_MIN * n * n or (unexplained is not None and np.count_nonzero(
+                unexplained[r:r + n, c:c + n] & clear) >= empty_max * seen):
             continue
         shown[k] = True
         means[k] = grid[r:r + n, c:c + n][clear].reshape(-1, 3).mean(axis=0)
@@ -848,6 +850,31 @@ class TileReader:
         hued &= edged & read_empty
         state[hued] = 0
         edged &= ~hued
+        # Paper in a hand's shadow, beside a cell the rules see covered: the white estimate cannot follow the shadow, so
+        # its paper counts as ink, and the network, seeing the hand beside it, may doubt what covers it. A shadow only
+        # dims the paper (and the light it leaves may tint it a little); it keeps the paper's hue, which pale skin (and
+        # a red tile's ink) does not: what shows of the middle clear of the hand (half of it at least) of the markers'
+        # paper hue is no hand over it. A black tile's colourless ink may be of that hue; its pattern is not: where the
+        # network, too, sees no tile there in every view as surely as it must to read a cell empty itself (whatever it
+        # gives to a cover, beside the hand), the cell is paper: empty by what shows of it, too unsure to take a tile
+        # off. (Tuning seeds 103 and 97, cells beside a hand: tiles of the paper's hue there, 0.987 a tile at least in
+        # some view against the 0.01 asked; tiles the network sees no tile in, hidden under pale skin, 0.27 off the
+        # paper's hue at least, against 0.07.) Only in a frame where the rules see a hand, and only next to it.
+        shade = ((state == 2) & ~second & ~covered & ~tile_ok & ~lit_beyond & ~misplaced & ~overlaid & ~shadowed
+                 & ~hidden_end & ~crowded & ~washed_out & (middle_washed == 0) & (glare.ravel() < mdl.glare_max)
+                 & (cell_other <= PART_COVERED_MAX) & wanted)
+        if over.any() and shade.any() and paper_hues is not None and self.second is not None:
+            shade &= cv2.dilate(over.reshape(10, 10).view(np.uint8), np.ones((3, 3), np.uint8)).ravel() > 0
+            if shade.any():
+                shade = paper_beside_hand(grid, self.geometry, shade, other, None, mdl.empty_max,
+                                          self._cx.ravel(), self._cy.ravel(), paper_hues)
+            if shade.any():
+                at = np.flatnonzero(shade)
+                shade[at] = self.second.no_tile(norm, self.geometry.px_per_cell, self.geometry.margin_px, at)
+        else:
+            shade[:] = False
+        state[shade] = 0
+        occluded &= ~shade
         by_relief &= (state == 2) & ~covered
         # A black tile (by the rules or the second opinion) whose hub, lit as the board's paper, has the paper's hue and
         # not cream's is paper lit between shadows: unreadable (``PAPER_HUB_HUE``). A stripe of light is straight: it
@@ -860,7 +887,7 @@ class TileReader:
             paper_hub[:] = False
         state[paper_hub] = 2
         second &= ~paper_hub
-        empty_conf = np.where(flat | lifted | rimmed | beside | glare_paper, LIGHT_ONLY_EMPTY,
+        empty_conf = np.where(flat | lifted | rimmed | beside | shade | glare_paper, LIGHT_ONLY_EMPTY,
                               np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
         if self.off_hue is not None:
             # Not the hue of the board's paper where it lies: something paper-pale over it (``off_paper_hue``).
@@ -872,7 +899,7 @@ class TileReader:
         if ((state == 0) & ~second & (empty_conf > LIGHT_ONLY_EMPTY) & wanted).any():
             # (Not against paper read by its hue alone: the board's lines are measured on the same cells as without it;
             # nor against paper clipped by glare, which washes the line out with it, nor beside a hand over its border.)
-            no_line, lines = unlined(grid, self.geometry, (state == 0) & ~hued & ~glare_paper & ~beside)
+            no_line, lines = unlined(grid, self.geometry, (state == 0) & ~hued & ~glare_paper & ~beside & ~shade)
             empty_conf = np.where(no_line, np.minimum(empty_conf, LIGHT_ONLY_EMPTY), empty_conf)
         tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
                                                1 - residual / mdl.residual_max]), 0, 1)

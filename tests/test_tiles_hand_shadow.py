@@ -1,0 +1,72 @@
+"""Paper in a hand's shadow beside it: the white estimate cannot follow the shadow, so the shaded paper counts as ink
+and the cell is left unreadable, and the second opinion, seeing the hand beside it, may doubt what covers it. A shadow
+only dims the paper and keeps its hue: where what shows of the middle clear of the hand is of the markers' paper hue and
+the second opinion sees no tile there in every view, the cell reads empty, too unsure to take a tile off. A tile in the
+same shadow is never read empty. (Pale skin, of another hue than the paper, is left to the same hue test as in
+``test_tiles_beside_hand``.)"""
+
+import cv2
+import numpy as np
+import pytest
+from test_tiles import face
+from test_tiles_beside_hand import CELL, handed, hued
+
+from thoughtwave.engine.pieces import Colour
+from thoughtwave.vision.finder import GridGeometry
+from thoughtwave.vision.reading import CellState
+from thoughtwave.vision.second import Opinion, SecondOpinion
+from thoughtwave.vision.tiles import LIGHT_ONLY_EMPTY, TileReader
+
+
+class Doubting(SecondOpinion):
+    """The shipped networks, but sure of nothing they read and seeing no cell uncovered (as beside a hand they often
+    are not): only what they say of a tile in ``no_tile`` is their own."""
+
+    def read(self, norm, px_per_cell, margin_px, cells, only_cover=None, kinds=None):
+        none = np.zeros(len(cells), bool)
+        return Opinion(none, none, none, np.zeros(len(cells), np.int64), none)
+
+    def uncovered(self, norm, px_per_cell, margin_px, cells):
+        return np.zeros(len(cells), bool)
+
+
+def scene(tiles: dict, fingers: int) -> np.ndarray:
+    """The printed board with ``tiles`` under a hand over columns A-D of rows 4-6 (its edge at E5's west border) and the
+    soft shadow of its fingers (leaving 0.6 of the light, its edge blurred a tenth of a cell) lying from it over E5: one
+    broad round-ended finger's, or two narrow ones' side by side (no plane and one straight edge fits either)."""
+    grid = handed(tiles, 0.0)
+    geometry = GridGeometry()
+    x, y = geometry.cell_origin(CELL.row, CELL.col)
+    p = geometry.px_per_cell
+    mask = np.zeros(grid.shape[:2], np.float32)
+    if fingers == 1:
+        cv2.rectangle(mask, (x - p, y + int(0.3 * p)), (x + int(0.35 * p), y + int(0.8 * p)), 1.0, -1)
+        cv2.circle(mask, (x + int(0.35 * p), y + int(0.55 * p)), int(0.25 * p), 1.0, -1)
+    else:
+        for middle in (0.3, 0.75):
+            cv2.rectangle(mask, (x - p, y + int((middle - 0.12) * p)), (x + int(0.5 * p), y + int((middle + 0.12) * p)),
+                          1.0, -1)
+            cv2.circle(mask, (x + int(0.5 * p), y + int(middle * p)), int(0.12 * p), 1.0, -1)
+    mask = cv2.GaussianBlur(mask, (0, 0), 0.1 * p)
+    return np.clip(grid * (1.0 - 0.4 * mask)[..., None], 0, 255).astype(np.uint8)
+
+
+def read(grid: np.ndarray, with_hues: bool = True):
+    return TileReader(second=Doubting()).read(grid, paper_hues=hued(handed({}, 0.0)) if with_hues else None)
+
+
+@pytest.mark.parametrize("fingers", [1, 2])
+def test_paper_in_a_hands_shadow_beside_it_reads_empty_by_what_shows_of_it(fingers):
+    grid = scene({}, fingers)
+    assert read(grid, with_hues=False).cells()[CELL].state is CellState.UNREADABLE   # no paper's hue: as before
+    readout = read(grid)
+    reading = readout.cells()[CELL]
+    assert reading.state is CellState.EMPTY and reading.confidence == pytest.approx(LIGHT_ONLY_EMPTY)
+    assert not readout.occluded[CELL.row, CELL.col]
+
+
+@pytest.mark.parametrize("fingers", [1, 2])
+@pytest.mark.parametrize(("colour", "piece"), [(Colour.BLACK, "nes"), (Colour.BLACK, "ns"), (Colour.RED, "nesw"),
+                                               (Colour.RED, "s")])
+def test_a_tile_in_a_hands_shadow_is_never_read_empty(colour, piece, fingers):
+    assert read(scene({CELL: face(colour, piece)}, fingers)).cells()[CELL].state is not CellState.EMPTY
