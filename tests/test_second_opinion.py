@@ -176,6 +176,13 @@ def test_amend_reads_only_unreadable_eligible_cells_and_only_what_the_rules_allo
     taken3, _ = amend(opinion, norm, geometry, state3, np.zeros(100, np.int64), np.zeros(100, bool), eligible, may_be,
                       False, no_side, pale)
     assert not taken3[13] and state3[13] == 2 and taken3[12] and taken3[14]
+    # A side pale skin may lie beyond (here the north of cell 14, the network's only wave there) may not be a wave;
+    # the same mark on a side it reads blank (the east of cell 16) refuses nothing.
+    state4, not_wave = np.full(100, 2), np.zeros((100, 4), bool)
+    not_wave[14, 0] = not_wave[16, 1] = True
+    taken4, _ = amend(opinion, norm, geometry, state4, np.zeros(100, np.int64), np.zeros(100, bool), eligible, may_be,
+                      False, no_side, no_side, None, not_wave)
+    assert not taken4[14] and state4[14] == 2 and taken4[13] and taken4[16] and taken4[17]
     assert (state[16:20] == 1).all() and not colour[16:20].any()
     assert (state[20:] == 0).all() and taken[20:].all()
 
@@ -338,6 +345,42 @@ def test_a_side_with_a_hand_beside_its_wave_is_never_read_blank(monkeypatch):
     monkeypatch.setattr(tiles_module, "amend", spy)
     TileReader().read(painted)
     assert said["not_blank"][f2.index].tolist() == [True, True, True, False]      # n and s waves, e the hand, w not
+
+
+def test_no_wave_is_taken_from_the_network_toward_pale_skin_the_rules_do_not_see(monkeypatch):
+    # Seed 137 frame 162 G7: a red nw under a pale fingertip over its south end, the hand unseen in a smeared frame
+    # (its skin divided by a local white that follows it is colourless like cream): the network read "red nsw",
+    # surely. Where a cell's local white and that of the unreadable cell beyond a side are both off the paper's hue,
+    # the network may call that side a wave only where the rules see a wave's light in its outer half.
+    frame, truth = render(Scene.random(1, level="clean", hand=False))
+    recognizer = Recognizer()
+    recognizer.read(frame)
+    grid = recognizer.finder.warp(frame, recognizer.pose)
+    f2 = next(c for c in CELLS if str(c) == "F2")
+    assert truth.board_state()["F2"] == "black ns"
+    off = np.zeros(100, bool)
+    off[[f2.index, f2.index + 1, f2.index + 10]] = True     # F2, G2 east of it, F3 south of it
+    painted = grid.copy()
+    g2 = f2.index + 1
+    x0, y0 = 8 + (g2 % 10) * 32, 8 + (g2 // 10) * 32
+    noise = np.random.default_rng(7).integers(0, 256, (24, 24, 1))
+    painted[y0 + 4:y0 + 28, x0 + 4:x0 + 28] = noise     # G2: unreadable (no tile's pattern, not paper)
+    said = {}
+    real = tiles_module.amend
+
+    def spy(*args):
+        said["state"], said["not_wave"] = args[3].copy(), args[12].copy()
+        return real(*args)
+
+    monkeypatch.setattr(tiles_module, "amend", spy)
+    monkeypatch.setattr(tiles_module, "off_paper_hue", lambda *args: off)
+    hues = (np.zeros((1, 2)), np.full((1, 3), 200.0))
+    TileReader().read(painted, paper_hues=hues)
+    assert said["state"][g2] == 2
+    # East: toward G2, unreadable and off the hue, and F2's east side is blank: no wave there. South: F3 is read
+    # (or F2's south wave shows): nothing refused. North and west: beyond them the paper's hue.
+    assert said["not_wave"][f2.index].tolist() == [False, True, False, False]
+    assert not said["not_wave"][[i for i in range(100) if i != f2.index]].any()
 
 
 @pytest.mark.parametrize("reach", [0.2, 0.35, 0.5])

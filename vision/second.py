@@ -225,7 +225,8 @@ def second_opinion() -> SecondOpinion | None:
 
 def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, state: np.ndarray, arms: np.ndarray,
           red: np.ndarray, eligible: np.ndarray, may_be: np.ndarray, hand_seen: bool | np.ndarray,
-          not_blank: np.ndarray, pale: np.ndarray, doubted: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+          not_blank: np.ndarray, pale: np.ndarray, doubted: np.ndarray | None = None,
+          not_wave: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Give the unreadable (``state`` 2) ``eligible`` cells the network's sure readings, in place (``state`` 0 empty,
     1 tile, with ``arms`` and ``red``), each only where the rules saw nothing against it:
 
@@ -237,7 +238,9 @@ def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, stat
     - ``not_blank`` (100, 4): sides on which the rules saw a wave's light (a shadow only darkens) or a hand (it may
       hide a wave): no reading may call them blank;
     - ``pale`` (100, 4): sides that show too little red for red ink: no red reading may call them blank (a red tile's
-      blank side is red like its body; the network has read a red tile's wave whose end lies in a shadow as blank).
+      blank side is red like its body; the network has read a red tile's wave whose end lies in a shadow as blank);
+    - ``not_wave`` (100, 4): sides no reading may call a wave (pale skin the rules did not see as a hand may lie
+      beyond them, and looks like a wave's cream).
 
     Where the rules see a hand (``hand_seen``; per cell: of those the caller wants read), a cell they read that the
     network sees covered is made unreadable. A cell they read that is ``doubted`` (read on evidence a hand could give
@@ -260,7 +263,10 @@ def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, stat
     kind = np.where(said.tile, np.where(said.red, 1, 2), 0)
     blank = (said.arms[:, None] & np.array([1, 2, 4, 8])) == 0
     against = not_blank[asked] | (said.red[:, None] & pale[asked])
-    sure = said.sure & may_be[kind, asked] & unread[asked] & ~(said.tile & (blank & against).any(axis=1))
+    refused = blank & against
+    if not_wave is not None:
+        refused |= ~blank & not_wave[asked]
+    sure = said.sure & may_be[kind, asked] & unread[asked] & ~(said.tile & refused.any(axis=1))
     cells = asked[sure]
     state[cells] = np.where(said.tile[sure], 1, 0)
     arms[cells] = np.where(said.tile[sure], said.arms[sure], 0)

@@ -819,12 +819,23 @@ class TileReader:
         by_relief = sheen_relief & (state == 1)
         eligible = ~misplaced & ~lit_beyond & wanted
         read_empty = state == 0             # before the second opinion
+        outer_wave = arm_kept[:, 1] & (arm_levels[:, 1] > 0.5 + mdl.arm_margin / 2)   # clearly a wave's light
+        # A pale hand the rules do not see: its skin, divided by a local white that follows it, is as colourless as a
+        # wave's cream, to the rules and to the network alike (seed 137 frame 162 G7, a red nw under a pale fingertip
+        # over its south end, the hand unseen in a smeared frame: the network read "red nsw", surely). Where a cell's
+        # own local white and that of the unreadable cell across a side are both of another hue than the board's paper
+        # (``off_paper_hue``: something paper-pale over them, as pale skin is), the network may call that side a wave
+        # only where the rules see a wave's light in its outer half too. (Tuning sets: 1 right reading of 2,000 the
+        # network gave refused so.)
+        not_wave = None
+        if self.off_hue is not None:
+            off = self.off_hue.ravel()
+            not_wave = off[:, None] & facing(off & (state == 2)) & ~outer_wave
         second, covered = (amend(self.second, norm, self.geometry, state, arms, red, eligible, np.stack([
             ~glare_seen & ~washed_out & (glare.ravel() < mdl.glare_max) & (middle_washed == 0),
             tile_may & ~(hue_sure & ~hue_red) & ~(dots_black & dots_deny),
             tile_may & ~(hue_sure & hue_red) & ~(dots_red & dots_deny)]),
-            asked, hand_on | (arm_kept[:, 1] & (arm_levels[:, 1] > 0.5 + mdl.arm_margin / 2)), pale,
-            edged | by_relief | rimmed)
+            asked, hand_on | outer_wave, pale, edged | by_relief | rimmed, not_wave)
             if self.second is not None else (np.zeros(100, bool),) * 2)
         rimmed &= state == 0                # now: the cells it saw clear of a hand; the rest stay covered
         occluded |= covered | (over & ~rimmed & ~beside)
