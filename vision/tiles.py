@@ -37,6 +37,8 @@ Everything is computed on whole arrays (the 100 cells at once); the steps are:
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import cv2
 import numpy as np
 
@@ -173,9 +175,38 @@ HUE_CLIP = 254
 #: of 380) or ending in the hub (one arm). Only these are asked, so a black bend, T or cross whose hub happens to
 #: measure near the paper's hue keeps its reading (of 17 black tiles the test took on the tuning sets, 11 were such).
 STRIPE_PIECES = (N | S, E | W, N, E, S, W)
+#: The share of a tile's cream samples as read (hub and waves), its brightest, whose hue ``TileReader._paper_hubs``
+#: measures where a shadow's edge crosses the cream (``CREAM_SHADE_SPREAD``): where the light falls fullest. A
+#: shadow's dimmer light may be of another hue than the light on the board's paper white (a room's warm walls, the
+#: sky's blue): a lit band of paper with tinted shade beside it takes that hue into its mean, its fullest-lit part is
+#: the paper's.
+HUB_LIT_SHARE = 0.25
+#: ... where the light across that cream spans this ratio or more (its brighter tenth over its dimmer tenth, linear
+#: light): a shadow's edge within it. An evenly lit tile's cream spans less, and its mean hue is steadier: a lamp's
+#: sheen, of the light's own hue, lifts its brightest samples toward the paper's hue, but weighs little in the mean.
+#: Black straight tiles asked on the tuning sets (2,748): 99.9% under 1.95; the 26 whose fullest-lit cream measures
+#: the paper's hue at most 1.76; the 2 above this bar (4.8 and 2.3) lit cream 0.037 or more off the paper's hue. A lit
+#: band of paper between warm-shaded round shadows: 3.1-3.7, its fullest-lit part within 0.007 of the paper's hue.
+CREAM_SHADE_SPREAD = 2.3
+#: ... asked only where the hub's own square spans this ratio of light (as measured for the cream): a shade of another
+#: hue pulls the hub's mean hue off only where it lies within the hub. Black straight tiles asked on seed 7's first 60
+#: frames: median 1.26, 92% under this; a lit band between warm-shaded round shadows: 2.2-2.6.
+HUB_SHADE_SPREAD = 1.5
 
 
 # -- the reader ----------------------------------------------------------------------------------
+
+@lru_cache(maxsize=4)
+def _cream_samples(tile_sampling: TileSampling) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The samples of a tile's frame any of its cream may take (its hub, or an arm's wave, both halves): their offsets
+    (u, v, in tile edges, float32), whether each is the hub's, and (4, samples) each arm's (n, e, s, w; uint8)."""
+    masks = tile_sampling.masks
+    arms = [(masks[f"arm_{d}_in"] | masks[f"arm_{d}_out"]).ravel() for d in "nesw"]
+    where = np.flatnonzero(masks["hub"].ravel() | np.logical_or.reduce(arms))
+    u, v = frame_coords()
+    return (u.ravel()[where].astype(np.float32), v.ravel()[where].astype(np.float32), masks["hub"].ravel()[where],
+            np.stack([m[where] for m in arms]).astype(np.uint8))
+
 
 def paper_hued(grid: np.ndarray, geometry: GridGeometry, cells: np.ndarray, x: np.ndarray, y: np.ndarray,
                paper_hues: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
@@ -890,8 +921,8 @@ class TileReader:
         # A black tile (by the rules or the second opinion) whose hub, lit as the board's paper, has the paper's hue and
         # not cream's is paper lit between shadows: unreadable (``PAPER_HUB_HUE``). A stripe of light is straight: it
         # passes for a straight wave through the hub, or one ending there (``STRIPE_PIECES``), never for a bend.
-        paper_hub = self._paper_hubs(grid, norm, cx, cy, (state == 1) & ~red & (light.ravel() >= PAPER_HUB_LIGHT)
-                                     & np.isin(arms, STRIPE_PIECES))
+        paper_hub = self._paper_hubs(grid, norm, cx, cy, angle, arms, (state == 1) & ~red
+                                     & (light.ravel() >= PAPER_HUB_LIGHT) & np.isin(arms, STRIPE_PIECES))
         if paper_hub.any() and blurred():
             # Blur mixes the body's colourless ink into the hub: its hue goes toward the paper's (smeared black tiles
             # of the tuning sets and the shaken bench): a measure of cream only in a sharp picture.
@@ -949,35 +980,76 @@ class TileReader:
             readout.sharpness = seen_blur[0].width if seen_blur else None
         return readout
 
-    def _paper_hubs(self, grid: np.ndarray, norm: np.ndarray, cx: np.ndarray, cy: np.ndarray,
-                    cells: np.ndarray) -> np.ndarray:
+    def _paper_hubs(self, grid: np.ndarray, norm: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.ndarray,
+                    arms: np.ndarray, cells: np.ndarray) -> np.ndarray:
         """(100,) of ``cells`` those whose hub (the square inside the hub's sample disc round the centre found) is of
         the paper's hue within ``PAPER_HUB_HUE`` in log blue over red, both against its local white (``norm``, the grid
         image divided by it: the light's own tint there) and against the board's paper white (in ``grid``, the raw
         image: a local white taken from a tile's cream, with no paper in reach, has the cream's hue): paper, where a
         tile's cream is 0.065 off. Not where the hub or either white clips in any channel (``HUE_CLIP``):
-        clipping takes the hue away."""
+        clipping takes the hue away. Also, where the light across the cream as read (hub and the arms read as waves,
+        with ``arms``) spans more than an evenly lit tile's does (``CREAM_SHADE_SPREAD``: a shadow's edge within it),
+        those whose samples of it lit fullest (``HUB_LIT_SHARE``) are so: a shadow's light may be of another hue."""
         out = np.zeros(100, bool)
         at = np.flatnonzero(cells)
         paper = np.asarray(self.paper_white, np.float64) + 1.0
         if at.size == 0 or paper.max() - 1.0 >= HUE_CLIP:
             return out
+
+        def hue(bgr: np.ndarray) -> np.ndarray:
+            return np.log(np.maximum(bgr[:, 0], 1e-3) / np.maximum(bgr[:, 2], 1e-3))
+
         half = max(1, int(self.sampling.hub_kernel / 2 * self.tile_px / np.sqrt(2)))
         off = np.arange(-half, half + 1)
         h, w = norm.shape[:2]
         ys = np.clip(np.rint(cy.ravel()[at]).astype(int)[:, None] + off, 0, h - 1)[:, :, None]
         xs = np.clip(np.rint(cx.ravel()[at]).astype(int)[:, None] + off, 0, w - 1)[:, None, :]
+        hub = grid[ys, xs].reshape(at.size, -1, 3)
         local = norm[ys, xs].reshape(at.size, -1, 3).mean(axis=1)                 # (cells, 3) BGR
-        raw = grid[ys, xs].reshape(at.size, -1, 3).mean(axis=1)
+        raw = hub.mean(axis=1)
 
-        def hue(bgr: np.ndarray) -> np.ndarray:
-            return np.log(np.maximum(bgr[:, 0], 1e-3) / np.maximum(bgr[:, 2], 1e-3))
+        def of_paper(local: np.ndarray, raw: np.ndarray) -> np.ndarray:
+            white = raw / np.maximum(local, 1e-3)                                  # the local white there, BGR
+            board = hue(raw + 1.0) - float(np.log(paper[0] / paper[2]))
+            return ((hue(local) > -PAPER_HUB_HUE) & (board > -PAPER_HUB_HUE) & (raw.max(axis=1) < HUE_CLIP)
+                    & (white.max(axis=1) < HUE_CLIP))
 
-        white = raw / np.maximum(local, 1e-3)                                      # the local white there, BGR
-        board = hue(raw + 1.0) - float(np.log(paper[0] / paper[2]))
-        out[at] = ((hue(local) > -PAPER_HUB_HUE) & (board > -PAPER_HUB_HUE) & (raw.max(axis=1) < HUE_CLIP)
-                   & (white.max(axis=1) < HUE_CLIP))
+        out[at] = of_paper(local, raw)
+        # Where a shadow's edge crosses the cream, its fullest-lit part too (``CREAM_SHADE_SPREAD``): asked only where
+        # the hub's light itself spans ``HUB_SHADE_SPREAD`` (a shade of another hue pulls the hub's mean off only
+        # where it lies within the hub).
+        lin = np.sort(LINEAR[hub.min(axis=2)], axis=1)
+        count = lin.shape[1]
+        spread = lin[:, int(count * 0.9)] >= HUB_SHADE_SPREAD * np.maximum(lin[:, int(count * 0.1)], 1e-4)
+        rest = at[~out[at] & spread]
+        if rest.size:
+            shaded, lit_local, lit_raw = self._lit_cream(grid, norm, cx, cy, angle, arms, rest)
+            out[rest] = shaded & of_paper(lit_local, lit_raw)
         return out
+
+    def _lit_cream(self, grid: np.ndarray, norm: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.ndarray,
+                   arms: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For the cells ``at`` (indices), their cream as read (hub, and the arms their ``arms`` bits call waves) in the
+        tile's frame: whether the light across it spans ``CREAM_SHADE_SPREAD`` or more (its brighter tenth over its
+        dimmer tenth in linear light, darkest channel), and the mean (BGR) of its samples lit fullest (the brightest
+        ``HUB_LIT_SHARE``) divided by the local white (``norm``) and raw (``grid``)."""
+        u, v, hub, waves_at = _cream_samples(self.sampling)
+        x, y, a = cx.ravel()[at], cy.ravel()[at], angle.ravel()[at]
+        px = np.float32(self.tile_px)
+        raw = in_tile_frames(grid, x, y, a, u * px, v * px)                             # (cells, samples, 3)
+        local = in_tile_frames(norm, x, y, a, u * px, v * px)
+        waves = (arms[at, None] & np.array(ARM_BITS)) > 0                                 # (cells, 4)
+        cream = hub | (waves.astype(np.uint8) @ waves_at > 0)
+        count = cream.sum(axis=1)
+        rows = np.arange(at.size)
+        lin = np.sort(np.where(cream, LINEAR[raw.min(axis=2)], np.inf), axis=1)        # cream first, dim to bright
+        dim, bright = lin[rows, (count * 0.1).astype(int)], lin[rows, (count * 0.9).astype(int)]
+        shaded = bright >= CREAM_SHADE_SPREAD * np.maximum(dim, 1e-4)
+        luma = np.where(cream, raw.astype(np.float32).sum(axis=2), -np.inf)
+        top = -np.sort(-luma, axis=1)[rows, np.maximum(np.rint(HUB_LIT_SHARE * count).astype(int), 1) - 1]
+        lit = (cream & (luma >= top[:, None]))[..., None]
+        return (shaded, (local * lit).sum(axis=1) / lit.sum(axis=1),
+                (raw.astype(np.float64) * lit).sum(axis=1) / lit.sum(axis=1))
 
     def paper_level(self) -> float:
         """The grey level (darkest channel) of the board's paper where it is dimmer, as the last ``normalise`` measured
