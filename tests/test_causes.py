@@ -87,6 +87,26 @@ def test_tiles_washed_out_by_glare_on_paper_a_fifth_below_clipping_are_never_emp
     assert Counter(reading.causes.get(c) for c in reading.unreadable())[Cause.GLARE] >= 10
 
 
+def test_on_an_over_exposed_picture_a_clipped_middle_beside_a_washed_tile_may_hold_one_too():
+    # Shaken seed 20, scene 97108: a wide glare spot over a board whose paper is at 246; a red ns and a black nesw
+    # lifted to the paper's own level in their middles' unclipped parts (0.98 and 1.00 of it) beside tiles lifted to
+    # within a few percent of it (0.92-0.94): read empty surely. Most middles clip (an over-exposed picture).
+    geometry = GridGeometry()
+    p, m = geometry.px_per_cell, geometry.margin_px
+    dark = np.full((geometry.size, geometry.size), 255, np.uint8)
+    clipped = np.ones(100)
+    washed_tile, beside, far = Cell.parse("F9"), Cell.parse("F10"), Cell.parse("B2")
+    for cell, level, share in ((washed_tile, 227, 0.66), (beside, 247, 0.91), (far, 247, 0.91)):
+        y, x = m + cell.row * p, m + cell.col * p
+        dark[y + 6:y + p - 6, x + 6:x + p - 6] = level              # the unclipped part of its middle
+        dark[y + 10:y + p - 10, x + 10:x + p - 10] = 255
+        clipped[cell.index] = share
+    out = washed_whole(clipped, dark, geometry, lambda: 246.0)
+    assert out[washed_tile.index]               # ink faintly below the paper: may be a tile washed out
+    assert out[beside.index]                    # as white as paper, but beside it: the glare reaches it too
+    assert not out[far.index]                   # as white as paper, and no washed tile near: paper
+
+
 def test_a_tile_clipped_only_in_a_corner_of_its_middle_by_a_spot_that_lifts_the_ink_beside_it_may_be_washed_out():
     # Seed 73 frame 100 J6: a red tile under a lamp's spot, a tenth of its middle clipped and the rest lifted to half
     # again the board's paper (darkest channel 242 over 149), the black tile beside it lifted to 172. No paper lit
