@@ -105,6 +105,9 @@ def test_on_an_over_exposed_picture_a_clipped_middle_beside_a_washed_tile_may_ho
     assert out[washed_tile.index]               # ink faintly below the paper: may be a tile washed out
     assert out[beside.index]                    # as white as paper, but beside it: the glare reaches it too
     assert not out[far.index]                   # as white as paper, and no washed tile near: paper
+    # Beside it too, but clipped whole: in the light that leaves the washed tile's ink short of clipping, a tile beside
+    # it would clip in part: paper.
+    assert not out[Cell.parse("G10").index] and not out[Cell.parse("E9").index]
 
 
 def test_a_tile_clipped_only_in_a_corner_of_its_middle_by_a_spot_that_lifts_the_ink_beside_it_may_be_washed_out():
