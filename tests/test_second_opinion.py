@@ -322,15 +322,20 @@ def test_a_side_under_a_dark_hand_is_never_read_blank():
     assert Recognizer().read(frame).get(h7).label() in ("red nesw", "unreadable")
 
 
-def test_a_side_with_a_hand_beside_its_wave_is_never_read_blank(monkeypatch):
-    # Seed 89 frame 72: a hand right beside D5's east wave (a black esw), its shadow over the wave's end, which
-    # looked like ink: the network read "black sw", surely. A hand on either flank of a side counts as on it.
+def clean_grid_and_f2():
+    """The grid image of a clean board (fast camera, scene 1) and its cell F2, a black ns (east and west blank)."""
     frame, truth = render(Scene.random(1, level="clean", hand=False))
     recognizer = Recognizer()
     recognizer.read(frame)
-    grid = recognizer.finder.warp(frame, recognizer.pose)
     f2 = next(c for c in CELLS if str(c) == "F2")
-    assert truth.board_state()["F2"] == "black ns"                      # its east side blank
+    assert truth.board_state()["F2"] == "black ns"
+    return recognizer.finder.warp(frame, recognizer.pose), f2
+
+
+def test_a_side_with_a_hand_beside_its_wave_is_never_read_blank(monkeypatch):
+    # Seed 89 frame 72: a hand right beside D5's east wave (a black esw), its shadow over the wave's end, which
+    # looked like ink: the network read "black sw", surely. A hand on either flank of a side counts as on it.
+    grid, f2 = clean_grid_and_f2()
     cx, cy = 8 + f2.col * 32 + 16, 8 + f2.row * 32 + 16
     painted = grid.copy()
     painted[cy - 40:cy + 40, cx + 5:cx + 90] = (120, 160, 215)          # a hand over the cells east of F2 ...
@@ -352,12 +357,7 @@ def test_no_wave_is_taken_from_the_network_toward_pale_skin_the_rules_do_not_see
     # (its skin divided by a local white that follows it is colourless like cream): the network read "red nsw",
     # surely. Where a cell's local white and that of the unreadable cell beyond a side are both off the paper's hue,
     # the network may call that side a wave only where the rules see a wave's light in its outer half.
-    frame, truth = render(Scene.random(1, level="clean", hand=False))
-    recognizer = Recognizer()
-    recognizer.read(frame)
-    grid = recognizer.finder.warp(frame, recognizer.pose)
-    f2 = next(c for c in CELLS if str(c) == "F2")
-    assert truth.board_state()["F2"] == "black ns"
+    grid, f2 = clean_grid_and_f2()
     off = np.zeros(100, bool)
     off[[f2.index, f2.index + 1, f2.index + 10]] = True     # F2, G2 east of it, F3 south of it
     painted = grid.copy()

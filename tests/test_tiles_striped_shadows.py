@@ -37,17 +37,20 @@ def board() -> np.ndarray:
 
 
 # Cases the reader (rules and second opinion) read empty cells of as "black ns" / "black ew" before.
+def misread(cells: dict, tiles: dict) -> tuple[list[str], list[str]]:
+    """The empty cells read as tiles (with their confidence), and the tiles read as what they are not."""
+    on_paper = [f"{c}: {r.label()} ({r.confidence:.2f})" for c, r in cells.items()
+                if c not in tiles and r.state is CellState.TILE]
+    wrong = [f"{c}: {cells[c].label()}" for c, (colour, piece) in tiles.items()
+             if cells[c].state is not CellState.UNREADABLE and cells[c].label() != f"{colour.value} {piece}"]
+    return on_paper, wrong
+
+
 @pytest.mark.parametrize("depth, lit, shade, degrees", [
     (0.35, 0.25, 0.3, 0), (0.35, 0.35, 1.5, 45), (0.45, 0.25, 0.6, 30), (0.45, 0.15, 1.5, 0), (0.55, 0.25, 1.5, 0),
     (0.55, 0.25, 0.6, 45)])
 def test_no_empty_cell_under_striped_shadows_reads_as_a_tile(board, depth, lit, shade, degrees):
-    cells = TileReader().read(striped(board, depth, lit, shade, degrees)).cells()
-    tiles = [f"{c}: {r.label()} ({r.confidence:.2f})" for c, r in cells.items()
-             if c not in TILES and r.state is CellState.TILE]
-    assert not tiles
-    wrong = [f"{c}: {cells[c].label()}" for c, (colour, piece) in TILES.items()
-             if cells[c].state is not CellState.UNREADABLE and cells[c].label() != f"{colour.value} {piece}"]
-    assert not wrong
+    assert misread(TileReader().read(striped(board, depth, lit, shade, degrees)).cells(), TILES) == ([], [])
 
 
 # A lattice of round soft shadows (a chair's or a lamp's parts over each tile) in a light whose shade is of another hue
@@ -81,10 +84,4 @@ def lattice() -> np.ndarray:
 
 @pytest.mark.parametrize("depth", [0.2, 0.25, 0.3, 0.35])
 def test_no_empty_cell_between_round_shadows_in_warm_shade_reads_as_a_tile(lattice, depth):
-    cells = TileReader().read(round_shadows(lattice, depth, 0.9, (0.8, 1.0, 1.3))).cells()
-    tiles = [f"{c}: {r.label()} ({r.confidence:.2f})" for c, r in cells.items()
-             if c not in LATTICE and r.state is CellState.TILE]
-    assert not tiles
-    wrong = [f"{c}: {cells[c].label()}" for c, (colour, piece) in LATTICE.items()
-             if cells[c].state is not CellState.UNREADABLE and cells[c].label() != f"{colour.value} {piece}"]
-    assert not wrong
+    assert misread(TileReader().read(round_shadows(lattice, depth, 0.9, (0.8, 1.0, 1.3))).cells(), LATTICE) == ([], [])
