@@ -74,7 +74,8 @@ WASHED_MOST, PAPER_HALF_DIM = 0.5, 210
 #: On an over-exposed picture a clipped middle whose darkest twentieth (unclipped) is under this share of the paper
 #: level may hold a tile washed out whole (fast camera, shaken frames with a wide glare spot: five tiles read empty).
 FAINT_SHARE = 0.95
-#: ... and so may one beside such a middle, clipped in part: no more than this share of it (``washed_whole``).
+#: ... and so may one beside such a middle, clipped in part: no more than this share of it (``washed_whole``; the two
+#: tiles that set it, 74% and 91%; the empty middles round them, 98% and more).
 WASHED_PART = 0.95
 
 
@@ -104,8 +105,8 @@ def washed_whole(middle_clipped: np.ndarray, dark: np.ndarray, geometry: GridGeo
         # paper (shaken seed 20, scene 97108: a red ns and a black nesw beside such tiles, their middles' unclipped
         # parts at 0.98 and 1.00 of the board's paper, 74% and 91% clipped, read empty surely; empty middles there:
         # 1.02 and more). In the light that leaves the washed tile's ink short of clipping, a tile beside it clips in
-        # part, paper whole (``WASHED_PART``): a middle clipped whole there is paper. (Asking no more of it cost the
-        # shaken sweeps 0.5-1.5 points and the flat bench's medium hands 1.6; so: 0.05-0.2 and 3 cells of 'hard'.)
+        # part, paper whole (``WASHED_PART``): a middle clipped whole there is paper. (Without that, the shaken sweeps
+        # lost 0.5-1.5 points and the flat bench's medium hands 1.6; with it, 0.05-0.2 and 3 cells of 'hard'.)
         beside = cv2.dilate(washed.reshape(10, 10).view(np.uint8), np.ones((3, 3), np.uint8)).ravel() > 0
         return washed | (clipped & (near > WASHED_INK) & beside & (middle_clipped <= WASHED_PART))
     return clipped & (near > WASHED_INK) & ((near <= WASHED_TRACE) | (level <= PAPER_DIM)

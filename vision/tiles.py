@@ -856,8 +856,8 @@ class TileReader:
         # over its south end, the hand unseen in a smeared frame: the network read "red nsw", surely). Where a cell's
         # own local white and that of the unreadable cell across a side are both of another hue than the board's paper
         # (``off_paper_hue``: something paper-pale over them, as pale skin is), the network may call that side a wave
-        # only where the rules see a wave's light in its outer half too. (Tuning sets: 1 right reading of 2,000 the
-        # network gave refused so.)
+        # only where the rules see a wave's light in its outer half too. (Tuning sets: 2 right readings of about 2,000
+        # the network gave refused so.)
         not_wave = None
         if self.off_hue is not None:
             off = self.off_hue.ravel()
