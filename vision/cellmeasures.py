@@ -107,8 +107,7 @@ def washed_whole(middle_clipped: np.ndarray, dark: np.ndarray, geometry: GridGeo
         # 1.02 and more). In the light that leaves the washed tile's ink short of clipping, a tile beside it clips in
         # part, paper whole (``WASHED_PART``): a middle clipped whole there is paper. (Without that, the shaken sweeps
         # lost 0.5-1.5 points and the flat bench's medium hands 1.6; with it, 0.05-0.2 and 3 cells of 'hard'.)
-        beside = cv2.dilate(washed.reshape(10, 10).view(np.uint8), np.ones((3, 3), np.uint8)).ravel() > 0
-        return washed | (clipped & (near > WASHED_INK) & beside & (middle_clipped <= WASHED_PART))
+        return washed | (clipped & (near > WASHED_INK) & around(washed) & (middle_clipped <= WASHED_PART))
     return clipped & (near > WASHED_INK) & ((near <= WASHED_TRACE) | (level <= PAPER_DIM)
                                             | ((middle_clipped > WASHED_MOST) & (level <= PAPER_HALF_DIM)))
 
@@ -184,6 +183,11 @@ def facing(cells: np.ndarray) -> np.ndarray:
     board: no)."""
     padded = np.pad(np.asarray(cells, bool).reshape(10, 10), 1)
     return np.stack([padded[:-2, 1:-1], padded[1:-1, 2:], padded[2:, 1:-1], padded[1:-1, :-2]], axis=-1).reshape(100, 4)
+
+
+def around(cells: np.ndarray) -> np.ndarray:
+    """(100,) ``cells`` ((100,) bool) and the cells beside them, eight ways."""
+    return cv2.dilate(np.asarray(cells, np.uint8).reshape(10, 10), np.ones((3, 3), np.uint8)).ravel() > 0
 
 
 #: Samples a side of each cell's middle that ``middle_unevenness`` fits a plane to.

@@ -62,6 +62,7 @@ from thoughtwave.vision.cellmeasures import (
     FLAT_LIGHT_MAX,
     LINEAR,
     MIDDLE,
+    around,
     beyond_edges,
     cell_shade,
     cell_shares,
@@ -357,8 +358,8 @@ class TileReader:
         # as white well above the median white of the neighbourhood, which follows slow gradients.
         bright = np.clip(brightest(white), 0, 255).astype(np.uint8)
         half = cv2.resize(bright, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-        around = cv2.medianBlur(half, max(3, int(round(5 * p / 8)) | 1))
-        glare = bright[at].astype(np.float32) / np.maximum(around[np.ix_(centres // 2, centres // 2)], 16)
+        neighbourhood = cv2.medianBlur(half, max(3, int(round(5 * p / 8)) | 1))
+        glare = bright[at].astype(np.float32) / np.maximum(neighbourhood[np.ix_(centres // 2, centres // 2)], 16)
         # (100,) cells lit far beyond the markers' paper (their white that many times theirs) where the board's white
         # was taken from the markers: no paper is lit so, so nothing of the board shows there (None: its own white).
         self.beyond_paper = (luma[at] > MARKER_PAPER_RATIO).ravel() if anchored else None
@@ -750,6 +751,7 @@ class TileReader:
             glare_paper = paper_in_glare(lowest, self.geometry, washed_out, WASHED_LEVEL,
                                          TILE_RELIEF * float(linear(self.paper_level())))
             washed_out &= ~glare_paper
+        unglared = (glare.ravel() < mdl.glare_max) & ~washed_out & (middle_washed == 0)  # no glare, none clipped
         clean = (middle_other < 0.02) & (glare.ravel() < mdl.glare_max) & ~washed_out
         empty = (middle_unexplained / unclipped < mdl.empty_max) & clean
         # Paper in a soft shadow (a hand's, a lamp's) is too dark for the white estimate, which cannot follow a
@@ -815,8 +817,7 @@ class TileReader:
         # middle in view: clear of the hand and a rim round it, clean paper of the paper's hue over at least half the
         # middle is no tile's, whose body's ink would show there (``paper_beside_hand``; pale skin is of another hue).
         # It reads empty by what shows of it, too unsure to take a tile off, unless the second opinion sees it covered.
-        beside = (occluded & ~empty & ~tile_ok & ~lit_beyond & ~misplaced & (cell_other <= PART_COVERED_MAX)
-                  & (glare.ravel() < mdl.glare_max) & ~washed_out & (middle_washed == 0))
+        beside = occluded & ~empty & ~tile_ok & ~lit_beyond & ~misplaced & (cell_other <= PART_COVERED_MAX) & unglared
         if beside.any() and paper_hues is not None:
             beside = paper_beside_hand(grid, self.geometry, beside, other, unexplained, mdl.empty_max,
                                        self._cx.ravel(), self._cy.ravel(), paper_hues)
@@ -863,7 +864,7 @@ class TileReader:
             off = self.off_hue.ravel()
             not_wave = off[:, None] & facing(off & (state == 2)) & ~outer_wave
         second, covered = (amend(self.second, norm, self.geometry, state, arms, red, eligible, np.stack([
-            ~glare_seen & ~washed_out & (glare.ravel() < mdl.glare_max) & (middle_washed == 0),
+            ~glare_seen & unglared,
             tile_may & ~(hue_sure & ~hue_red) & ~(dots_black & dots_deny),
             tile_may & ~(hue_sure & hue_red) & ~(dots_red & dots_deny)]),
             asked, hand_on | outer_wave, pale, edged | by_relief | rimmed, not_wave)
@@ -902,21 +903,18 @@ class TileReader:
         # off. (Tuning seeds 103 and 97, cells beside a hand: tiles of the paper's hue there, 0.987 a tile at least in
         # some view against the 0.01 asked; tiles the network sees no tile in, hidden under pale skin, 0.27 off the
         # paper's hue at least, against 0.07.) Only in a frame where the rules see a hand, and only next to it.
-        shade = ((state == 2) & ~second & ~covered & ~tile_ok & ~lit_beyond & ~misplaced & ~overlaid & ~shadowed
-                 & ~hidden_end & ~crowded & ~washed_out & (middle_washed == 0) & (glare.ravel() < mdl.glare_max)
-                 & (cell_other <= PART_COVERED_MAX) & wanted)
-        if over.any() and shade.any() and paper_hues is not None and self.second is not None:
-            shade &= cv2.dilate(over.reshape(10, 10).view(np.uint8), np.ones((3, 3), np.uint8)).ravel() > 0
-            if shade.any():
-                shade = paper_beside_hand(grid, self.geometry, shade, other, None, mdl.empty_max,
-                                          self._cx.ravel(), self._cy.ravel(), paper_hues)
-            if shade.any():
-                at = np.flatnonzero(shade)
-                shade[at] = self.second.no_tile(norm, self.geometry.px_per_cell, self.geometry.margin_px, at)
+        hand_shade = ((state == 2) & ~second & ~covered & ~tile_ok & ~lit_beyond & ~misplaced & ~overlaid & ~shadowed
+                      & ~hidden_end & ~crowded & unglared & (cell_other <= PART_COVERED_MAX) & wanted & around(over))
+        if hand_shade.any() and paper_hues is not None and self.second is not None:
+            hand_shade = paper_beside_hand(grid, self.geometry, hand_shade, other, None, mdl.empty_max,
+                                           self._cx.ravel(), self._cy.ravel(), paper_hues)
+            if hand_shade.any():
+                at = np.flatnonzero(hand_shade)
+                hand_shade[at] = self.second.no_tile(norm, self.geometry.px_per_cell, self.geometry.margin_px, at)
         else:
-            shade[:] = False
-        state[shade] = 0
-        occluded &= ~shade
+            hand_shade[:] = False
+        state[hand_shade] = 0
+        occluded &= ~hand_shade
         by_relief &= (state == 2) & ~covered
         # A black tile (by the rules or the second opinion) whose hub, lit as the board's paper, has the paper's hue and
         # not cream's is paper lit between shadows: unreadable (``PAPER_HUB_HUE``). A stripe of light is straight: it
@@ -929,7 +927,7 @@ class TileReader:
             paper_hub[:] = False
         state[paper_hub] = 2
         second &= ~paper_hub
-        empty_conf = np.where(flat | lifted | rimmed | beside | shade | glare_paper, LIGHT_ONLY_EMPTY,
+        empty_conf = np.where(flat | lifted | rimmed | beside | hand_shade | glare_paper, LIGHT_ONLY_EMPTY,
                               np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
         if self.off_hue is not None:
             # Not the hue of the board's paper where it lies: something paper-pale over it (``off_paper_hue``).
@@ -941,7 +939,7 @@ class TileReader:
         if ((state == 0) & ~second & (empty_conf > LIGHT_ONLY_EMPTY) & wanted).any():
             # (Not against paper read by its hue alone: the board's lines are measured on the same cells as without it;
             # nor against paper clipped by glare, which washes the line out with it, nor beside a hand over its border.)
-            no_line, lines = unlined(grid, self.geometry, (state == 0) & ~hued & ~glare_paper & ~beside & ~shade)
+            no_line, lines = unlined(grid, self.geometry, (state == 0) & ~hued & ~glare_paper & ~beside & ~hand_shade)
             empty_conf = np.where(no_line, np.minimum(empty_conf, LIGHT_ONLY_EMPTY), empty_conf)
         tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
                                                1 - residual / mdl.residual_max]), 0, 1)
