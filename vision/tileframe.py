@@ -254,11 +254,12 @@ def in_tile_frames(image: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.
     cos, sin = np.cos(angle).reshape(n, 1), np.sin(angle).reshape(n, 1)
     du, dv = np.ravel(u)[None, :], np.ravel(v)[None, :]
     cx, cy = np.reshape(cx, (n, 1)), np.reshape(cy, (n, 1))
-    if all(a.dtype == np.float32 for a in (cx, cy, cos, du, dv)) and not np.any(angle):
+    single = all(a.dtype == np.float32 for a in (cx, cy, cos, du, dv))
+    if single and not np.any(angle):
         # Unturned (``TileReader._angles``' first look): ``du * 1 + cx - dv * 0`` is ``du + cx``, and ``du * 0 + cy +
         # dv * 1`` is ``cy + dv``: the same numbers (a zero's sign aside, which the remap does not tell apart).
         map_x, map_y = du + cx, dv + cy
-    elif all(a.dtype == np.float32 for a in (cx, cy, cos, du, dv)):
+    elif single:
         # All float32 (the reader's patches): the same sums in the same order, in place (half the time).
         map_x, turned = du * cos, dv * sin
         map_x += cx
