@@ -8,6 +8,7 @@ from tilefaces import P, centre, face
 
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.pieces import Colour
+from thoughtwave.vision import tiles as tiles_module
 from thoughtwave.vision.cellmeasures import middle_edge_unevenness, middle_unevenness, paper_by_its_light
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.reading import CellState
@@ -202,3 +203,52 @@ def test_paper_across_a_shadows_edge_reads_empty_by_the_papers_hue_where_the_sec
                                         paper_hues=hues).cells()
             assert all(covered[c].state is not CellState.EMPTY for c in tiles if c.col == 6), (depth, soft)
     assert read_empty >= 2 * len(empties)
+
+
+def round_shadows(grid: np.ndarray, spots: list[tuple[float, float, float]], depth: float, soft: float,
+                  tint: tuple[float, float, float] = BLUE_WINDOW) -> np.ndarray:
+    """Fingertips' shadows: discs (x, y, radius in grid px) with ``depth`` of the light left, of ``tint``, soft over
+    ``soft`` px: curved edges, which neither a plane nor a plane and one straight edge explain."""
+    mask = np.zeros(grid.shape[:2], np.float32)
+    for x, y, r in spots:
+        cv2.circle(mask, (int(x), int(y)), int(r), 1.0, -1)
+    mask = cv2.GaussianBlur(mask, (0, 0), soft)[..., None]
+    light = 1.0 - mask * (1.0 - depth * np.asarray(tint, np.float32)[None, None, :])
+    return np.clip(grid.astype(np.float32) * light, 0, 255).astype(np.uint8)
+
+
+def test_paper_in_round_shadows_reads_empty_by_its_hue_and_the_networks_and_no_tile_or_skin_is_taken_for_it(
+        monkeypatch):
+    # A finger's shadow has a curved edge: paper across it fits no plane, nor a plane and one straight edge, so the
+    # rules leave it. Of the paper's hue, with no tile in any view of the networks (SHADE_NO_TILE), it is paper; tiles
+    # in the same shadows, and pale skin over paper in them, never read empty.
+    tiles = {Cell.parse(n): (c, p) for n, c, p in (("E4", Colour.BLACK, "nw"), ("F5", Colour.RED, "ne"),
+                                                   ("D6", Colour.BLACK, "ns"), ("E7", Colour.RED, "nesw"),
+                                                   ("C4", Colour.BLACK, "ew"))}
+    grid = grid_image({cell: face(c, p) for cell, (c, p) in tiles.items()})
+    paper = np.median(grid.reshape(-1, 3), axis=0).astype(np.float64)
+    size = grid.shape[0]
+    at = np.array([[-P, -P], [size + P, -P], [-P, size + P], [size + P, size + P]], np.float64)
+    hues = (at, np.tile(paper, (len(at), 1)))
+    skin = Cell.parse("H2")     # pale skin (seed 103 frame 54's against the paper) laid over an empty cell
+    sx, sy = centre(skin)
+    grid[int(sy - P / 2):int(sy + P / 2), int(sx - P / 2):int(sx + P / 2)] = np.clip(
+        paper * (0.84, 0.90, 0.99), 0, 255).astype(np.uint8)
+    rng = np.random.default_rng(5)
+    taken = 0
+    for depth in (0.3, 0.45):
+        for k in range(4):
+            spots = [(rng.uniform(2, 8) * P + 30, rng.uniform(2, 8) * P + 30, rng.uniform(0.3, 0.6) * P)
+                     for _ in range(6)] + [(sx + 0.3 * P, sy, 0.5 * P)]
+            shaded = round_shadows(grid, spots, depth, 0.08 * P).astype(np.float32)
+            shaded = np.clip(shaded + np.random.default_rng(k).normal(0, 3, shaded.shape), 0, 255).astype(np.uint8)
+            cells = TileReader().read(shaded, paper_hues=hues).cells()
+            assert all(cells[c].label() in (f"{k.value} {p}", "unreadable") for c, (k, p) in tiles.items()), depth
+            assert cells[skin].state is not CellState.EMPTY, (depth, k)
+            assert all(cells[c].label() in ("empty", "unreadable") for c in cells if c not in tiles), (depth, k)
+            monkeypatch.setattr(tiles_module, "SHADE_NO_TILE", 0.0)       # no view gives a tile under nothing
+            rules = TileReader().read(shaded, paper_hues=hues).cells()
+            monkeypatch.undo()
+            taken += sum(cells[c].state is CellState.EMPTY and rules[c].state is CellState.UNREADABLE for c in cells)
+            assert all(rules[c].state is cells[c].state or rules[c].state is CellState.UNREADABLE for c in cells)
+    assert taken >= 2

@@ -193,6 +193,16 @@ CREAM_SHADE_SPREAD = 2.3
 #: hue pulls the hub's mean hue off only where it lies within the hub. Black straight tiles asked on seed 7's first 60
 #: frames: median 1.26, 92% under this; a lit band between warm-shaded round shadows: 2.2-2.6.
 HUB_SHADE_SPREAD = 1.5
+#: A cell left unreadable in shade (as ``vision.causes`` names it: dim, a shadow's edge across it, or a middle even and
+#: colourless), not lit above the board's white, in a sharp picture, whose middle has the paper's hue (``paper_hued``)
+#: and spans less than ``SOFT_SPREAD`` from bright to dark, is paper where every view of both networks gives a tile
+#: under this. A shadow only dims the paper and keeps its hue (pale skin and red ink do not); a black tile's colourless
+#: ink may have the paper's hue, but shade keeps its ratio to its cream, so its middle spans several times (tiles so
+#: asked on seeds 103-67 and 7's first 60: 2.2 and more, all but one 3.5 and more, in deep shade up to 49), and where
+#: veiling light or fair light leaves it spanning little, the networks, seeing each cell scaled by its own light, see
+#: its pattern (the one such tile: 0.998 a tile). In deep shade the networks may miss a tile (seed 103 frame 105 A6, a
+#: black s at 0.056; seed 101 frame 72 F6, 0.11): its middle spans 20 and 6.4. Paper asked: a median 0.03.
+SHADE_NO_TILE = 0.1
 
 
 # -- the reader ----------------------------------------------------------------------------------
@@ -915,6 +925,23 @@ class TileReader:
             hand_shade[:] = False
         state[hand_shade] = 0
         occluded &= ~hand_shade
+        # Paper in shade that no test of its light's shape passed (a finger's curved shadow, two edges, deep shade the
+        # white estimate cannot follow): of the paper's hue (no skin, no red ink over it), spanning too little for ink
+        # (shade keeps a tile's ratios), and no tile's pattern in any view of the networks (``SHADE_NO_TILE``), it is
+        # paper: empty, too unsure to take a tile off.
+        in_shade = (light < SHADOW_LIGHT) | (evenness < SHADOW_EDGE) | ((spreads < SOFT_SPREAD) & (tinged == 0))
+        shade_paper = ((state == 2) & ~second & ~occluded & ~tile_ok & ~lit_beyond & ~misplaced & ~overlaid & ~shadowed
+                       & ~hidden_end & ~crowded & unglared & wanted & in_shade & (light < FLAT_LIGHT_MAX)
+                       & (spreads < SOFT_SPREAD))
+        if shade_paper.any() and paper_hues is not None and self.second is not None and not blurred():
+            shade_paper = paper_hued(grid, self.geometry, shade_paper, self._cx.ravel(), self._cy.ravel(), paper_hues)
+            if shade_paper.any():
+                at = np.flatnonzero(shade_paper)
+                shade_paper[at] = self.second.no_tile(norm, self.geometry.px_per_cell, self.geometry.margin_px, at,
+                                                      SHADE_NO_TILE)
+        else:
+            shade_paper[:] = False
+        state[shade_paper] = 0
         by_relief &= (state == 2) & ~covered
         # A black tile (by the rules or the second opinion) whose hub, lit as the board's paper, has the paper's hue and
         # not cream's is paper lit between shadows: unreadable (``PAPER_HUB_HUE``). A stripe of light is straight: it
@@ -927,8 +954,8 @@ class TileReader:
             paper_hub[:] = False
         state[paper_hub] = 2
         second &= ~paper_hub
-        empty_conf = np.where(flat | lifted | rimmed | beside | hand_shade | glare_paper, LIGHT_ONLY_EMPTY,
-                              np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
+        empty_conf = np.where(flat | lifted | rimmed | beside | hand_shade | shade_paper | glare_paper,
+                              LIGHT_ONLY_EMPTY, np.clip(1 - middle_unexplained / mdl.empty_max * 0.5, 0, 1))
         if self.off_hue is not None:
             # Not the hue of the board's paper where it lies: something paper-pale over it (``off_paper_hue``).
             empty_conf = np.where(self.off_hue, np.minimum(empty_conf, LIGHT_ONLY_EMPTY), empty_conf)
@@ -939,7 +966,8 @@ class TileReader:
         if ((state == 0) & ~second & (empty_conf > LIGHT_ONLY_EMPTY) & wanted).any():
             # (Not against paper read by its hue alone: the board's lines are measured on the same cells as without it;
             # nor against paper clipped by glare, which washes the line out with it, nor beside a hand over its border.)
-            no_line, lines = unlined(grid, self.geometry, (state == 0) & ~hued & ~glare_paper & ~beside & ~hand_shade)
+            no_line, lines = unlined(grid, self.geometry, (state == 0) & ~hued & ~glare_paper & ~beside & ~hand_shade
+                                     & ~shade_paper)
             empty_conf = np.where(no_line, np.minimum(empty_conf, LIGHT_ONLY_EMPTY), empty_conf)
         tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
                                                1 - residual / mdl.residual_max]), 0, 1)
