@@ -97,3 +97,25 @@ def test_paper_under_a_clipping_spot_shows_paper_s_smooth_light_and_a_tile_there
         for colour, arms in ((Colour.BLACK, "ns"), (Colour.BLACK, "s"), (Colour.RED, "new"), (Colour.RED, "nesw")):
             tile = darkest(sheen(grid_image({e5: face(colour, arms)}), x, cy, strength, 0.6 * P))
             assert not paper_in_glare(tile, GridGeometry(), only, 250, relief)[e5.index], (dx, strength, colour, arms)
+
+
+def test_paper_whose_middle_a_spot_clips_whole_shows_its_smooth_light_toward_the_cell_s_edge():
+    """A spot that clips a cell's middle (nearly) whole leaves nothing there to tell paper from a tile washed out;
+    toward the cell's edge, where the spot's light falls off, paper's light is smooth, and a tile (0.96 of the cell,
+    its ink reaching its edge) would dip by its ink there (``GLARE_FOOTPRINT``)."""
+    e5 = Cell.parse("E5")
+    cx, cy = centre(e5)
+    only = np.arange(100) == e5.index
+    relief = TILE_RELIEF * 0.6 * LINEAR[245]        # the diffuse light here: 0.6 of the printed paper's
+    y, x0 = M + e5.row * P, M + e5.col * P
+    for strength, sigma in ((0.8, 0.4), (1.0, 0.35), (1.5, 0.3)):
+        paper = darkest(sheen(grid_image({}), cx, cy, strength, sigma * P))
+        middle = paper[y + int(0.18 * P):y + int(0.82 * P), x0 + int(0.18 * P):x0 + int(0.82 * P)]
+        assert (middle >= 250).mean() > 0.98, (strength, sigma)                        # clipped (nearly) whole
+        assert (paper[y:y + P, x0:x0 + P] < 250).mean() > 0.05, (strength, sigma)      # the edge falls off
+        assert paper_in_glare(paper, GridGeometry(), only, 250, relief)[e5.index], (strength, sigma)
+        for colour, arms in ((Colour.BLACK, "ns"), (Colour.BLACK, "s"), (Colour.BLACK, "nesw"), (Colour.RED, "new"),
+                             (Colour.RED, "nesw"), (Colour.RED, "e")):
+            tile = darkest(sheen(grid_image({e5: face(colour, arms)}), cx, cy, strength, sigma * P))
+            assert not paper_in_glare(tile, GridGeometry(), only, 250, relief)[e5.index], (strength, sigma, colour,
+                                                                                          arms)

@@ -349,6 +349,13 @@ def middle_relief(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray) -
 #: 0.07 of a tile's relief, and changes by 3.9 reliefs a cell at most; pbr101 frame 135 I5, a black tile whose blank
 #: side's ink joins its neighbours', dips 0.25 of the depth, a quarter of a relief, but steps by 6.7 a cell.)
 GLARE_CLOSE, GLARE_DIP_SHARE, GLARE_DIP_DEPTH, GLARE_EDGE_MAX = 0.66, 0.25, 3.0, 5.0
+#: A tile is 0.96 of its cell and its ink reaches the edge of it (the body's corners and blank sides), so the same
+#: argument holds over the tile's whole footprint as over the middle: where the spot's light falls off toward a
+#: cell's edge, unclipped, a tile there would show its ink, where paper's light stays smooth. ``paper_in_glare`` asks
+#: it of this square of the cell too (shares of a cell: short of the printed grid line at the border, whose dark the
+#: box smooths 2-3 px into the cell, and of a neighbour's ink pushed over the border, both of which only make paper
+#: fail).
+GLARE_FOOTPRINT = (0.08, 0.92)
 
 
 def paper_in_glare(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray, clip: int,
@@ -364,31 +371,37 @@ def paper_in_glare(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray, 
     and less than a tile's relief, is paper: a tile there would show its ink. (Ink joined to a dark wider than the
     square, a neighbour's, shows no dip, but its edge steps by a relief over a few pixels, far faster than a spot's
     light changes: a middle whose light changes that fast anywhere is not said paper. Like ``middle_relief``'s, the
-    argument takes a tile in a lamp's light as lit by the board's paper light at least.)"""
+    argument takes a tile in a lamp's light as lit by the board's paper light at least.) The same is asked of the
+    square of the cell a tile's ink would reach (``GLARE_FOOTPRINT``): a middle clipped whole, or to within noise of
+    clipping, may show nothing, while the cell's edge, where the spot's light falls off, shows a tile's ink or paper's
+    smooth light; either square so read says paper."""
     out = np.zeros(100, bool)
     idx = np.flatnonzero(cells)
     if idx.size == 0:
         return out
-    p = geometry.px_per_cell
-    rows, cols, n = middle_corners(geometry, idx)
+    p, m = geometry.px_per_cell, geometry.margin_px
     k = max(3, int(round(RELIEF_BOX * p)) | 1)
     s = int(round(GLARE_CLOSE * p)) | 1
-    # Only the part of the picture the cells' middles need (the box, the closing and the change reach this far).
-    y0, x0 = max(0, int(rows.min()) - s - k), max(0, int(cols.min()) - s - k)
-    light = LINEAR[cv2.blur(dark[y0:int(rows.max()) + n + s + k, x0:int(cols.max()) + n + s + k], (k, k))]
-    rows, cols = rows - y0, cols - x0
+    # Only the part of the picture the cells' footprints need (the box, the closing and the change reach this far).
+    top, left = m + (idx // 10) * p, m + (idx % 10) * p
+    y0, x0 = max(0, int(top.min()) - s - k), max(0, int(left.min()) - s - k)
+    light = LINEAR[cv2.blur(dark[y0:int(top.max()) + p + s + k, x0:int(left.max()) + p + s + k], (k, k))]
     dips = cv2.morphologyEx(light, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (s, s)))
-    q = int(RELIEF_QUANTILE * n * n)
-    dip = np.stack([dips[r:r + n, c:c + n].ravel() for r, c in zip(rows, cols, strict=True)])
-    low = np.stack([light[r:r + n, c:c + n].ravel() for r, c in zip(rows, cols, strict=True)])
-    deepest = np.partition(dip, n * n - 1 - q, axis=1)[:, n * n - 1 - q]
-    dark_end = np.partition(low, q, axis=1)[:, q]
     # The light's change a pixel (Sobel's sums over the 3 x 3 taken to a difference of neighbouring pixels).
     change = np.hypot(cv2.Sobel(light, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(light, cv2.CV_32F, 0, 1, ksize=3)) / 8
-    steep = np.stack([change[r:r + n, c:c + n].ravel() for r, c in zip(rows, cols, strict=True)])
-    steepest = np.partition(steep, n * n - 1 - q, axis=1)[:, n * n - 1 - q]
-    out[idx] = ((deepest < GLARE_DIP_SHARE * relief) & (LINEAR[clip] - dark_end > GLARE_DIP_DEPTH * deepest)
-                & (steepest * p < GLARE_EDGE_MAX * relief))
+    for lo_share, hi_share in (MIDDLE, GLARE_FOOTPRINT):
+        lo, hi = int(round(lo_share * p)), int(round(hi_share * p))
+        n = hi - lo
+        rows, cols = top - y0 + lo, left - x0 + lo
+        q = int(RELIEF_QUANTILE * n * n)
+        dip = np.stack([dips[r:r + n, c:c + n].ravel() for r, c in zip(rows, cols, strict=True)])
+        low = np.stack([light[r:r + n, c:c + n].ravel() for r, c in zip(rows, cols, strict=True)])
+        deepest = np.partition(dip, n * n - 1 - q, axis=1)[:, n * n - 1 - q]
+        dark_end = np.partition(low, q, axis=1)[:, q]
+        steep = np.stack([change[r:r + n, c:c + n].ravel() for r, c in zip(rows, cols, strict=True)])
+        steepest = np.partition(steep, n * n - 1 - q, axis=1)[:, n * n - 1 - q]
+        out[idx] |= ((deepest < GLARE_DIP_SHARE * relief) & (LINEAR[clip] - dark_end > GLARE_DIP_DEPTH * deepest)
+                     & (steepest * p < GLARE_EDGE_MAX * relief))
     return out
 
 
