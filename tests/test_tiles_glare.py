@@ -2,12 +2,15 @@
 over-exposed board (paper and cream clipped, ink dark) still reads, and paper in a lamp's sheen short of clipping reads
 empty by its relief in linear light, which a sheen leaves a tile."""
 
+import cv2
 import numpy as np
 from test_tiles import grid_image
 from tilefaces import M, P, centre, face
 
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.pieces import Colour
+from thoughtwave.vision import tiles
+from thoughtwave.vision.causes import BLUR_WIDTH, sharpness
 from thoughtwave.vision.cellmeasures import LINEAR, middle_relief, paper_in_glare
 from thoughtwave.vision.channels import darkest
 from thoughtwave.vision.finder import GridGeometry
@@ -119,3 +122,40 @@ def test_paper_whose_middle_a_spot_clips_whole_shows_its_smooth_light_toward_the
             tile = darkest(sheen(grid_image({e5: face(colour, arms)}), cx, cy, strength, sigma * P))
             assert not paper_in_glare(tile, GridGeometry(), only, 250, relief)[e5.index], (strength, sigma, colour,
                                                                                           arms)
+
+
+def smeared(grid: np.ndarray, length: int) -> np.ndarray:
+    """``grid`` smeared ``length`` px along its columns, as a camera shaken north-south smears it."""
+    kernel = np.zeros((length, length), np.float32)
+    kernel[:, length // 2] = 1.0 / length
+    return cv2.filter2D(grid, -1, kernel)
+
+
+def test_a_smear_ramps_a_tile_s_ink_under_a_spot_as_smoothly_as_paper_s_light_so_a_blurred_picture_is_not_asked(
+        monkeypatch):
+    """Under a spot that clips a red tile's middle, its blank side's ink smeared a fifth of a cell across its edge ramps
+    as slowly as a spot's light falls off: the shape of the light alone takes it for paper (seed 149 frame 25 B2, a red
+    new read empty). In a sharp picture the same tile's ink steps: not paper. So the reader does not ask the shape of
+    the light in a blurred picture."""
+    e5 = Cell.parse("E5")
+    cx, cy = centre(e5)
+    only = np.arange(100) == e5.index
+    relief = TILE_RELIEF * 0.6 * LINEAR[245]
+    tile = sheen(grid_image({e5: face(Colour.RED, "new")}), cx, cy - 0.4 * P, 2.0, 0.5 * P)
+    assert not paper_in_glare(darkest(tile), GridGeometry(), only, 250, relief)[e5.index]
+    assert paper_in_glare(darkest(smeared(tile, 7)), GridGeometry(), only, 250, relief)[e5.index]
+
+    asked = []
+
+    def spy(dark, geometry, cells, clip, relief):
+        asked.append(bool(cells[e5.index]))
+        return paper_in_glare(dark, geometry, cells, clip, relief)
+
+    monkeypatch.setattr(tiles, "paper_in_glare", spy)
+    TileReader().read(tile)
+    assert asked == [True]                   # sharp: its middle may be a tile washed whole, asked
+    asked.clear()
+    blurred = smeared(tile, 11)
+    assert sharpness(blurred).width > BLUR_WIDTH * P
+    assert TileReader().read(blurred).cells()[e5].state is not CellState.EMPTY
+    assert asked == []

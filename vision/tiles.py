@@ -756,9 +756,12 @@ class TileReader:
         # compares with (see ``washed_whole``: not where the whole board is lit near clipping, an over-exposed picture).
         unclipped = np.maximum(1.0 - middle_washed, 0.25)
         washed_out = washed_whole(middle_washed, lowest, self.geometry, self.paper_level)
-        # ... unless its light's shape shows paper: a tile there would dip by its ink where it is not clipped.
+        # ... unless its light's shape shows paper: a tile there would dip by its ink where it is not clipped, and its
+        # ink's edge would step far faster than a spot's light. Not in a blurred picture: a smear or soft focus ramps
+        # an ink edge as slowly as a spot falls off (seed 149 frame 25 B2: a red new in a lamp's spot, its blank side
+        # smeared 8 px across into a ramp at the middle's foot, read empty).
         glare_paper = np.zeros(100, bool)
-        if washed_out.any():
+        if washed_out.any() and not blurred():
             glare_paper = paper_in_glare(lowest, self.geometry, washed_out, WASHED_LEVEL,
                                          TILE_RELIEF * float(linear(self.paper_level())))
             washed_out &= ~glare_paper
