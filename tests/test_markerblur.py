@@ -49,9 +49,10 @@ def test_the_cells_a_smear_left_unreadable_are_read_from_the_deconvolved_board(m
     assert wrong == [] and right >= 98
     monkeypatch.setattr("thoughtwave.vision.recognizer.marker_blur", lambda *args: None)
     before, wrong_before = tally(Recognizer().read(frame), truth)
-    # Without it, the smeared picture leaves at least eight cells unreadable (the second opinion reads a few of those it
-    # left: 85 -> 90 once faded corner dots no longer deny it red).
-    assert wrong_before == [] and before <= right - 8
+    # Without it, the smeared picture leaves at least four cells unreadable (the second opinion reads a few of those it
+    # left: 85 -> 90 once faded corner dots no longer deny it red, 95 once dots the blur darkens against their rings
+    # no longer do).
+    assert wrong_before == [] and before <= right - 4
 
 
 def test_a_wave_left_faint_by_a_deconvolution_with_an_estimated_blur_is_never_read_blank():

@@ -41,7 +41,8 @@ def readout(state: int, causes: dict[Cell, Cause] | None = None) -> TileReadout:
 
 
 def test_cells_the_smear_hid_are_read_right_from_the_deconvolved_board():
-    frame, truth = smeared(1, 9.0, 37.0)
+    # (A 10 px shake: the 9 px one of scene 1 the smeared picture now reads nearly whole by itself, below.)
+    frame, truth = smeared(3, 10.0, 37.0)
     recognizer = Recognizer()
     reading = recognizer.read(frame)
     assert reading.board_found
@@ -50,11 +51,11 @@ def test_cells_the_smear_hid_are_read_right_from_the_deconvolved_board():
     alone = TileReader().read(recognizer.finder.warp(frame, pose), moved=True,
                               doubt=recognizer.finder.cell_doubt(pose))
     hidden = [c for c, cause in alone.causes.items() if cause is Cause.MOTION]
-    assert len(hidden) >= 15
+    assert len(hidden) >= 10
     expected = truth.board_state()
     now_right = [c for c in hidden if reading.get(c).state is not CellState.UNREADABLE
                  and reading.get(c).label() == expected.get(str(c), "empty")]
-    assert len(now_right) >= 10
+    assert len(now_right) >= 8
     wrong = [c for c in CELLS if reading.get(c).state is not CellState.UNREADABLE
              and reading.get(c).label() != expected.get(str(c), "empty")]
     assert wrong == []
@@ -185,3 +186,19 @@ def test_a_smeared_tile_read_as_surely_as_seed_83s_misread_goes_to_the_reread():
     got = readout(1)
     got.confidence[6, 9] = 0.63
     assert list(unsure_tiles_smeared(got)) == [Cell.parse("J7").index]
+
+
+def test_a_smeared_picture_reads_its_red_tiles_whose_dots_the_smear_darkened():
+    # A 9 px shake at 37 degrees carries the bands' cream into the corner dots' rings: a red tile's dots read dark
+    # against them, and no longer deny the second opinion red. The smeared picture alone reads nearly every cell (it
+    # left 17 to the deconvolved re-read before), and none wrong.
+    frame, truth = smeared(1, 9.0, 37.0)
+    recognizer = Recognizer()
+    assert recognizer.read(frame).board_found
+    pose = recognizer.pose
+    alone = TileReader().read(recognizer.finder.warp(frame, pose), moved=True,
+                              doubt=recognizer.finder.cell_doubt(pose)).cells()
+    expected = truth.board_state()
+    read = [c for c in CELLS if alone[c].state is not CellState.UNREADABLE]
+    assert len(read) >= 95
+    assert all(alone[c].label() == expected.get(str(c), "empty") for c in read)

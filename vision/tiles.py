@@ -863,6 +863,14 @@ class TileReader:
         # (Asked only for a cell left unreadable: only there may the second opinion read a colour the dots deny.)
         if (dots_deny & faded & dots_black & (state == 2)).any() and dots_fade():
             dots_deny &= ~faded
+        # Nor, in a picture blurred wider than a dot, do dots darker than their rings deny red: the blur carries the
+        # bands' cream into each dot's ring of body (0.08 of a tile from the band) and the dot's own cream out of it, so
+        # a red tile's dots read dark against their rings, as if something covered them (smooth smeared sets 67-89:
+        # red tiles the network read right and surely, denied so). The body's hue still denies red. (Asked only where
+        # the hue leaves red open: elsewhere the network may read no red whatever the dots say.)
+        relieved = dots_deny & dots_black & ~(hue_sure & ~hue_red)
+        if (relieved & (state == 2)).any() and dots_fade() and blurred():
+            dots_deny &= ~relieved
         whole = wanted is None              # a whole read: its unreadable cells' causes are named too
         wanted = np.ones(100, bool) if whole else wanted
         asked = (over.any() | flat | lifted | glare_paper) & wanted
