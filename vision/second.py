@@ -214,7 +214,8 @@ class SecondOpinion:
               sides: np.ndarray, uncovered: bool = False) -> np.ndarray:
         """Whether every view (each network, each quarter turn) calls each of ``sides`` ((len(cells), 4) bool, n e s w)
         of each of ``cells`` (indices) blank as surely as it must to read a side itself: gives it a wave under
-        ``BLANK_CONFIRM``; ``uncovered``: and gives something covering the cell under ``COVERED_MAX`` (``uncovered``)."""
+        ``BLANK_CONFIRM``; with ``uncovered``, and gives something covering the cell under ``COVERED_MAX`` (as
+        ``uncovered`` asks)."""
         sides = np.asarray(sides, bool)
         cover_max = COVERED_MAX if uncovered else np.inf
         return self._in_every_view(features(norm, px_per_cell, margin_px, cells),
