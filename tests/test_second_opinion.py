@@ -284,9 +284,6 @@ def test_a_read_for_a_few_cells_asks_the_network_about_those_alone_and_reads_the
             asked.append(set(cells.tolist()))
             return network.read(norm, px_per_cell, margin_px, cells, only_cover, kinds)
 
-        def __getattr__(self, name):        # its other questions (a side blank, a cell uncovered) as the network's
-            return getattr(network, name)
-
     whole = TileReader(second=Spy()).read(grid)
     wanted = np.zeros(100, bool)
     wanted[[i for i in sorted(asked[0])][:3]] = True

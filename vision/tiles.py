@@ -151,13 +151,6 @@ SHEEN_TOP = 235
 #: Share of dark ink no tile explains, just beyond a tile's side, that may be a hand's over the wave's end; share of
 #: hand-like pixels in either half of a side that may hide its wave (the second opinion may not call it blank).
 BEYOND_DARK, HAND_ON_SIDE = 0.5, 0.1
-#: Two surfaces lit alike measure within this factor of each other across a tile (its body's ink, say, on either side).
-#: A blank side with such dark beyond it, facing a hand, is the tile's own ink only where both its halves are lit no
-#: more than this above the tile's body (a finger over a wave, in its own shade, is lighter than ink: seeds 67 and 103,
-#: 1.30 and 1.45; blank sides beside a hand read right, median 1.05), and where the dark beyond it is lit more than
-#: this above the side (a finger or sleeve from the hand over the whole arm, as dark as ink, runs on beyond the tile's
-#: edge as dark as it is over the side; what lies beyond a blank side is paper, in the hand's shadow).
-LIT_ALIKE = 1.2
 #: Share of red ink (``classes``) in each half of a red tile's blank side that makes it the tile's own ink, not a hand's
 #: or a shadow's dark over a wave's end (blank sides beside a hand: 0.7-1.0 outer, 0.2-1.0 inner; a wave's end in a
 #: hand's shadow: 0.0).
@@ -915,28 +908,6 @@ class TileReader:
                                            hidden_end[ends])
             state[ends[~seen_blank]] = 2
         hidden_end = hidden_end.any(axis=1) & (state == 2)      # now: the tiles whose blank sides it did not confirm
-        # The same for a tile beside a hand the rules see (``overlaid``): its reading stands where the second opinion,
-        # seeing the whole cell and the hand beyond it, reads every blank side with dark beyond it (facing the hand or
-        # a cell left unreadable) blank as surely as it must to read a side itself, and sees nothing over the cell as
-        # surely as it must to read one (``SecondOpinion.uncovered``), and where each such side is lit as the tile's
-        # body and the dark beyond it more (``LIT_ALIKE``): blank ink is the body's own ink, lit as the body is, while
-        # skin reflects several times what black ink does, so a finger over a wave passes for ink only in its own shade,
-        # and lighter than the ink all the same; and something as dark as ink over the whole arm comes from the hand
-        # beyond the side, as dark there, where a blank side has paper beyond it, lit more than ink in the same shade.
-        confirm = overlaid & (state == 2) & ~second & ~covered & ~misplaced & ~shadowed & eligible
-        if self.second is not None and confirm.any():
-            at = np.flatnonzero(confirm)
-            sides = (blank & beyond & (facing(cell_other.ravel() > 0) | facing((state == 2) | beside)))[at]
-            side_light = np.where(arm_kept[at], lights[at][:, arm_cols].reshape(-1, 2, 4), 0.0).max(axis=1)
-            beyond_light = beyond_edges(self._lo, cx.ravel()[at], cy.ravel()[at], angle.ravel()[at], self.tile_px)
-            lit_alike = ~(sides & ((side_light > LIT_ALIKE * lights[at][:, [col["body"]]])
-                                   | (beyond_light <= LIT_ALIKE * side_light))).any(axis=1)
-            at, sides = at[lit_alike], sides[lit_alike]
-            if at.size:
-                at = at[self.second.blank(norm, self.geometry.px_per_cell, self.geometry.margin_px, at, sides,
-                                          uncovered=True)]
-            state[at] = 1
-            overlaid[at] = False
         occluded &= ~(in_part & (state == 1))   # a tile read from what shows of it: what covers the rest is beside it
         edged &= (state == 2) & ~covered    # now: the cells it did not see clear of a hand
         # Of those, a middle of the paper's hue is paper all the same (``paper_hued``): empty, by its light alone. (Only
