@@ -374,7 +374,8 @@ def paper_in_glare(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray, 
     argument takes a tile in a lamp's light as lit by the board's paper light at least.) The same is asked of the
     square of the cell a tile's ink would reach (``GLARE_FOOTPRINT``): a middle clipped whole, or to within noise of
     clipping, may show nothing, while the cell's edge, where the spot's light falls off, shows a tile's ink or paper's
-    smooth light; either square so read says paper."""
+    smooth light; either square so read says paper. The step test wants a sharp picture: a smear or soft focus ramps an
+    ink edge as slowly as a spot's light falls off, so the reader does not ask this of a blurred one."""
     out = np.zeros(100, bool)
     idx = np.flatnonzero(cells)
     if idx.size == 0:

@@ -12,12 +12,12 @@ Everything is computed on whole arrays (the 100 cells at once); the steps are:
    is discounted before a cell is called empty. No cell is called empty under glare (its white well above the white
    around it, or its middle clipped white with no dark ink near) unless it is paper by its relief: lifted to the
    paper's level at its darkest, unclipped, yet ranging in linear light far less than a tile's cream over its ink
-   (a sheen adds light, so it keeps that difference), or, where its middle clips in part, by the shape of its light:
-   smooth as a glare spot's over its middle or over the whole of a tile's footprint, where a tile's unclipped ink
-   would dip below its cream (``paper_in_glare``). Two tiles read closer than real tiles can lie: the one less like
-   its ideal picture is doubt. A cell read as clean paper whose borders show none of the printed grid lines the board
-   shows elsewhere is paper by its light alone (``vision.gridlines``: a pale hand over a tile), too unsure to take a
-   tile off.
+   (a sheen adds light, so it keeps that difference), or, where its middle clips in part in a sharp picture, by the
+   shape of its light: smooth as a glare spot's over its middle or over the whole of a tile's footprint, where a tile's
+   unclipped ink would dip below its cream and its edge step (``paper_in_glare``; a blur ramps an ink edge as slowly as
+   a spot's light falls off). Two tiles read closer than real tiles can lie: the one less like its ideal picture is
+   doubt. A cell read as clean paper whose borders show none of the printed grid lines the board shows elsewhere is
+   paper by its light alone (``vision.gridlines``: a pale hand over a tile), too unsure to take a tile off.
 3. Pose of each tile: its centre is where the cream hub sits among four dark diagonal patches (a box-filter template,
    argmax near the cell centre), its angle is the 4-fold symmetric mean of the edge directions (measured twice). A
    (32, 32) patch in each tile's own frame is resampled for all 100 cells in one remap.
