@@ -9,6 +9,7 @@ from tilefaces import M, P, centre, face
 
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.pieces import Colour
+from thoughtwave.synth.camera import line_kernel
 from thoughtwave.vision import tiles
 from thoughtwave.vision.causes import BLUR_WIDTH, sharpness
 from thoughtwave.vision.cellmeasures import LINEAR, middle_relief, paper_in_glare
@@ -124,11 +125,9 @@ def test_paper_whose_middle_a_spot_clips_whole_shows_its_smooth_light_toward_the
                                                                                           arms)
 
 
-def smeared(grid: np.ndarray, length: int) -> np.ndarray:
+def smeared(grid: np.ndarray, length: float) -> np.ndarray:
     """``grid`` smeared ``length`` px along its columns, as a camera shaken north-south smears it."""
-    kernel = np.zeros((length, length), np.float32)
-    kernel[:, length // 2] = 1.0 / length
-    return cv2.filter2D(grid, -1, kernel)
+    return cv2.filter2D(grid, -1, line_kernel(length, 90.0))
 
 
 def test_a_smear_ramps_a_tile_s_ink_under_a_spot_as_smoothly_as_paper_s_light_so_a_blurred_picture_is_not_asked(

@@ -925,8 +925,10 @@ class TileReader:
         # off. (Tuning seeds 103 and 97, cells beside a hand: tiles of the paper's hue there, 0.987 a tile at least in
         # some view against the 0.01 asked; tiles the network sees no tile in, hidden under pale skin, 0.27 off the
         # paper's hue at least, against 0.07.) Only in a frame where the rules see a hand, and only next to it.
-        hand_shade = ((state == 2) & ~second & ~covered & ~tile_ok & ~lit_beyond & ~misplaced & ~overlaid & ~shadowed
-                      & ~hidden_end & ~crowded & unglared & (cell_other <= PART_COVERED_MAX) & wanted & around(over))
+        # (Of the cells left unreadable, those no reading, refusal or glare accounts for: here and for paper in shade.)
+        unaccounted = (~second & ~tile_ok & ~lit_beyond & ~misplaced & ~overlaid & ~shadowed & ~hidden_end & ~crowded
+                       & unglared & wanted)
+        hand_shade = (state == 2) & unaccounted & ~covered & (cell_other <= PART_COVERED_MAX) & around(over)
         if hand_shade.any() and paper_hues is not None and self.second is not None:
             hand_shade = paper_beside_hand(grid, self.geometry, hand_shade, other, None, mdl.empty_max,
                                            self._cx.ravel(), self._cy.ravel(), paper_hues)
@@ -941,9 +943,9 @@ class TileReader:
         # white estimate cannot follow): of the paper's hue (no skin, no red ink over it), spanning too little for ink
         # (shade keeps a tile's ratios), and no tile's pattern in any view of the networks (``SHADE_NO_TILE``), it is
         # paper: empty, too unsure to take a tile off.
-        in_shade = (light < SHADOW_LIGHT) | (evenness < SHADOW_EDGE) | ((spreads < SOFT_SPREAD) & (tinged == 0))
-        shade_paper = ((state == 2) & ~second & ~occluded & ~tile_ok & ~lit_beyond & ~misplaced & ~overlaid & ~shadowed
-                       & ~hidden_end & ~crowded & unglared & wanted & in_shade & (light < FLAT_LIGHT_MAX)
+        # In shade as ``vision.causes`` names it (dim, a shadow's edge across it, or, spanning so little, colourless).
+        in_shade = (light < SHADOW_LIGHT) | (evenness < SHADOW_EDGE) | (tinged == 0)
+        shade_paper = ((state == 2) & unaccounted & ~occluded & in_shade & (light < FLAT_LIGHT_MAX)
                        & (spreads < SOFT_SPREAD))
         if shade_paper.any() and paper_hues is not None and self.second is not None and not blurred():
             shade_paper = paper_hued(grid, self.geometry, shade_paper, self._cx.ravel(), self._cy.ravel(), paper_hues)
