@@ -240,6 +240,34 @@ def test_a_finger_over_the_end_of_a_wave_beside_a_hand_is_doubt_not_a_missing_ar
     assert TileReader().read(grid).cells()[tile].label() == "black ew"
 
 
+@pytest.mark.parametrize("grey", [20, 35, 45, 70])
+def test_a_finger_from_a_hand_over_a_whole_wave_is_doubt_however_dark(grey):
+    # Something as dark as ink over the whole east wave, from the hub to beyond the tile's edge, a hand beyond: it runs
+    # on beyond the side as dark as over it, where a blank side has paper beyond it, lit more than ink.
+    tile = Cell.parse("E5")
+    grid = grid_image({tile: face(Colour.BLACK, "ew")})
+    x, y = (int(round(v)) for v in centre(tile))
+    cv2.rectangle(grid, (x + P, y - 2 * P), (x + 3 * P, y + 2 * P), (120, 150, 200), -1)
+    cv2.rectangle(grid, (x + int(0.16 * P), y - int(0.2 * P)), (x + P + 2, y + int(0.2 * P)), (grey,) * 3, -1)
+    assert TileReader().read(grid).cells()[tile].state is CellState.UNREADABLE
+
+
+@pytest.mark.parametrize("grey", [20, 35, 45])
+@pytest.mark.parametrize("reach", [0.0, 0.1, 0.2])
+def test_a_fingers_dark_tip_over_a_wave_with_its_skin_beyond_the_edge_is_doubt(grey, reach):
+    # Seed 149 frame 126 F2: a black nsw, a thumb's tip over its south wave in its own shade, as dark as the body's ink,
+    # the lit thumb beyond the tile's edge: the second opinion read the side blank in every view. Skin just beyond a
+    # blank side, or on it, is a hand that may lie over it: doubt, however the tip's shade ends.
+    tile = Cell.parse("E5")
+    grid = grid_image({tile: face(Colour.BLACK, "ew")})
+    x, y = (int(round(v)) for v in centre(tile))
+    edge = x + int(round(TILE.size * P / 2))
+    cv2.rectangle(grid, (edge + int(reach * P), y - 2 * P), (x + 3 * P, y + 2 * P), (120, 150, 200), -1)
+    cv2.rectangle(grid, (x + int(0.16 * P), y - int(0.25 * P)), (edge + int(reach * P), y + int(0.25 * P)),
+                  (grey,) * 3, -1)
+    assert TileReader().read(grid).cells()[tile].state is CellState.UNREADABLE
+
+
 @pytest.mark.parametrize("shadow", [60, 90])
 def test_a_red_tiles_blank_side_of_red_ink_beside_a_hands_shadow_is_read(shadow):
     # Seed 97 (frames 9, 18, 36, 111, ...): a hand east of a red tile, its shadow dark right up to the tile's blank
@@ -256,8 +284,13 @@ def test_a_red_tiles_blank_side_of_red_ink_beside_a_hands_shadow_is_read(shadow)
         return grid
 
     assert TileReader().read(beside_a_hand(Colour.RED, "w")).cells()[tile].label() == "red w"
-    # A black tile's blank side is black like a finger's shade: still doubt.
-    assert TileReader().read(beside_a_hand(Colour.BLACK, "w")).cells()[tile].state is CellState.UNREADABLE
+    # A black tile's blank side is black like a finger's shade: doubt for the rules alone; read where nothing of the
+    # hand lies on the side or just beyond it, the shadow beyond is lit more than the side, the side is lit as the
+    # body, and the second opinion reads it blank and the cell uncovered, surely.
+    reader = TileReader()
+    reader.second = None
+    assert reader.read(beside_a_hand(Colour.BLACK, "w")).cells()[tile].state is CellState.UNREADABLE
+    assert TileReader().read(beside_a_hand(Colour.BLACK, "w")).cells()[tile].label() == "black w"
     # A red tile's east wave whose end a finger covers: still doubt (not "red w").
     grid = beside_a_hand(Colour.RED, "ew")
     cv2.rectangle(grid, (x + int(0.16 * P), y - int(0.2 * P)), (edge + 1, y + int(0.2 * P)), (45, 45, 45), -1)

@@ -211,13 +211,15 @@ class SecondOpinion:
                                    lambda p, live: p[:, 0] < most)
 
     def blank(self, norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarray,
-              sides: np.ndarray) -> np.ndarray:
+              sides: np.ndarray, uncovered: bool = False) -> np.ndarray:
         """Whether every view (each network, each quarter turn) calls each of ``sides`` ((len(cells), 4) bool, n e s w)
         of each of ``cells`` (indices) blank as surely as it must to read a side itself: gives it a wave under
-        ``BLANK_CONFIRM``."""
+        ``BLANK_CONFIRM``; ``uncovered``: and gives something covering the cell under ``COVERED_MAX`` too."""
         sides = np.asarray(sides, bool)
+        cover_max = COVERED_MAX if uncovered else np.inf
         return self._in_every_view(features(norm, px_per_cell, margin_px, cells),
-                                   lambda p, live: ~((p[:, 2:6] >= BLANK_CONFIRM) & sides[live]).any(axis=1))
+                                   lambda p, live: ~((p[:, 2:6] >= BLANK_CONFIRM) & sides[live]).any(axis=1)
+                                   & (p[:, 6] < cover_max))
 
 @functools.cache
 def second_opinion() -> SecondOpinion | None:

@@ -151,6 +151,12 @@ SHEEN_TOP = 235
 #: Share of dark ink no tile explains, just beyond a tile's side, that may be a hand's over the wave's end; share of
 #: hand-like pixels in either half of a side that may hide its wave (the second opinion may not call it blank).
 BEYOND_DARK, HAND_ON_SIDE = 0.5, 0.1
+#: Two surfaces lit alike measure within this factor of each other across a tile. A blank side facing a hand, with dark
+#: beyond it, is the tile's own ink only where it is lit no more than this above the tile's body (a finger over a wave,
+#: in its own shade, is lighter than ink: seeds 67 and 103, 1.30 and 1.45; blank sides beside a hand read right, median
+#: 1.05), and the dark beyond it is lit more than this above the side (a finger or sleeve over the whole arm, as dark as
+#: ink, runs on beyond the tile's edge as dark as it is over the side; paper in the hand's shadow is lit more than ink).
+LIT_ALIKE = 1.2
 #: Share of red ink (``classes``) in each half of a red tile's blank side that makes it the tile's own ink, not a hand's
 #: or a shadow's dark over a wave's end (blank sides beside a hand: 0.7-1.0 outer, 0.2-1.0 inner; a wave's end in a
 #: hand's shadow: 0.0).
@@ -315,6 +321,8 @@ class TileReader:
         # Glare falls off over a few pixels: the rim of a washed-out patch is lifted too.
         w = int(round(WASHED_RIM * p)) | 1
         self._washed_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (w, w))
+        w = int(round(HAND_RIM * p)) | 1
+        self._hand_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (w, w))
         # Cell centres (x, y) in grid-image pixels, as (10, 10) arrays.
         m, idx = self.geometry.margin_px, np.arange(10, dtype=np.float32)
         self._cx, self._cy = np.meshgrid(m + (idx + 0.5) * p - 0.5, m + (idx + 0.5) * p - 0.5)
@@ -908,6 +916,37 @@ class TileReader:
                                            hidden_end[ends])
             state[ends[~seen_blank]] = 2
         hidden_end = hidden_end.any(axis=1) & (state == 2)      # now: the tiles whose blank sides it did not confirm
+        # A tile beside a hand the rules see (``overlaid``) is read where each blank side with dark beyond it (facing
+        # the hand, or a cell left unreadable) shows no sign of the hand over it or at it, and the second opinion reads
+        # it blank too. A finger over a wave's end either lies on the side (its skin, hand-like, on the side's arm or
+        # flanks or within ``HAND_RIM`` of them: its soft edge and its own shade; seed 149 frame 126 F2, a black nsw
+        # under a thumb's tip, 0.78 of its south side so masked, was read "black nw" at 0.78 where this was not asked)
+        # or runs on over the tile's edge to the hand: there, just beyond the side, it shows its skin (hand-like: a tip
+        # in its own shade over the wave with the lit finger just beyond, the networks call blank), or, in its own
+        # shade, is as dark as over the side; paper in the hand's shadow there is lit more than ink (``LIT_ALIKE``).
+        # The side itself is lit as the body (a finger lighter than ink is lighter than the body), and every view of
+        # both networks calls it blank and sees nothing over the cell as surely as they must to read either themselves.
+        confirm = overlaid & (state == 2) & ~second & ~covered & ~misplaced & ~shadowed & eligible
+        if self.second is not None and confirm.any():
+            at = np.flatnonzero(confirm)
+            sides = (blank & beyond & (facing(cell_other.ravel() > 0) | facing((state == 2) | beside)))[at]
+            x_at, y_at, a_at = cx.ravel()[at], cy.ravel()[at], angle.ravel()[at]
+            side_light = np.where(arm_kept[at], lights[at][:, arm_cols].reshape(-1, 2, 4), 0.0).max(axis=1)
+            beyond_light = beyond_edges(self._lo, x_at, y_at, a_at, self.tile_px)
+            near = cv2.dilate(other.view(np.uint8), self._hand_kernel).astype(np.float32)
+            clear = (self._patches(near, x_at, y_at, a_at).reshape(at.size, -1) < 0.5).astype(np.float32)
+            side_clear = (self.sampling.region_means(clear)[:, arm_cols + flank_cols] >= 1.0).reshape(-1, 4, 4).all(
+                axis=1)
+            hand_beyond = beyond_edges(other, x_at, y_at, a_at, self.tile_px)
+            refused = sides & (~side_clear | (hand_beyond >= HAND_ON_SIDE)
+                               | (side_light > LIT_ALIKE * lights[at][:, [col["body"]]])
+                               | (beyond_light <= LIT_ALIKE * side_light))
+            at, sides = at[~refused.any(axis=1)], sides[~refused.any(axis=1)]
+            if at.size:
+                at = at[self.second.blank(norm, self.geometry.px_per_cell, self.geometry.margin_px, at, sides,
+                                          uncovered=True)]
+            state[at] = 1
+            overlaid[at] = False
         occluded &= ~(in_part & (state == 1))   # a tile read from what shows of it: what covers the rest is beside it
         edged &= (state == 2) & ~covered    # now: the cells it did not see clear of a hand
         # Of those, a middle of the paper's hue is paper all the same (``paper_hued``): empty, by its light alone. (Only
