@@ -126,11 +126,27 @@ def test_a_tile_clipped_only_in_a_corner_of_its_middle_by_a_spot_that_lifts_the_
 
 
 def test_a_deep_shadow_is_named_shadow_and_never_blur():
-    band = Shadow(30, 0.0, 0.12, 0.8)
+    # At a twentieth of the light: at an eighth, the rules read most tiles by their hub's light (the next test).
+    band = Shadow(30, 0.0, 0.05, 0.8)
     reading, causes = causes_of(replace(BASE, light=replace(BASE.light, shadow=band)))
     assert len(reading.unreadable()) >= 10
     assert causes[Cause.SHADOW] >= 0.7 * len(reading.unreadable())
     assert causes[Cause.FOCUS] == causes[Cause.MOTION] == 0
+
+
+def test_tiles_in_a_deep_shadow_are_read_by_their_hubs_light_and_none_wrong():
+    # A band of shade at an eighth of the light, which the white estimate (taken over a cell) does not follow: the
+    # rules alone left 14 cells unreadable; each tile's hub, printed cream, stands for its own white (``_hub_gain``).
+    band = Shadow(30, 0.0, 0.12, 0.8)
+    scene = replace(BASE, light=replace(BASE.light, shadow=band))
+    reading, causes = causes_of(scene)
+    assert len(reading.unreadable()) <= 7
+    tiles = render(scene)[1].tiles
+    for cell, seen in reading.cells.items():
+        if seen.state == CellState.EMPTY:
+            assert cell not in tiles
+        elif seen.state == CellState.TILE:
+            assert (seen.colour, seen.piece) == tiles[cell]
 
 
 @pytest.mark.parametrize(("optics", "cause"), [(Optics(defocus=3.0), Cause.FOCUS),

@@ -210,6 +210,11 @@ HUB_SHADE_SPREAD = 1.5
 #: its pattern (the one such tile: 0.998 a tile). In deep shade the networks may miss a tile (seed 103 frame 105 A6, a
 #: black s at 0.056; seed 101 frame 72 F6, 0.11): its middle spans 20 and 6.4. Paper asked: a median 0.03.
 SHADE_NO_TILE = 0.1
+#: A tile's hub, printed cream, in its darkest channel as a share of the paper's (``WAVE_BGR`` over ``PAPER_BGR``):
+#: the light a hub shows, divided by the paper white, where the white estimate follows the light on it.
+HUB_CREAM = float(min(WAVE_BGR) / min(PAPER_BGR))
+#: A hub darker than this share of the paper white is not lifted (noise).
+HUB_GAIN_FLOOR = 0.2
 
 
 # -- the reader ----------------------------------------------------------------------------------
@@ -309,6 +314,8 @@ class TileReader:
         #: The second opinion on cells the rules leave unreadable (the shipped network unless one is given).
         self.second = second or second_opinion()
         self.sampling: TileSampling = sampling(tile)
+        #: The sample indices of a tile's hub and of its body (``_hub_gain``).
+        self._hub_body = tuple(np.flatnonzero(self.sampling.masks[name].ravel()) for name in ("hub", "body"))
         self.measures: dict[str, np.ndarray] = {}
         self.beyond_paper: np.ndarray | None = None      # set by ``normalise``
         self.off_hue: np.ndarray | None = None           # set by ``normalise`` (``off_paper_hue``)
@@ -537,6 +544,15 @@ class TileReader:
         # Cream, redness, unclipped light (for ratios shade keeps) in one remap: 4 float channels remap fastest.
         patches = self._patches(cv2.merge([cream, redness, self._lo, other.astype(np.float32)]), cx, cy, angle)
         flat = patches.reshape(100, PATCH * PATCH, -1)
+        # A tile's hub is printed cream, lit as the paper: in a shadow the white estimate cannot follow (it is taken
+        # over a cell and smoothed over half of one), the hub is the tile's own white. Where a shaded tile's cream
+        # levels are too compressed for its pattern, its light is divided by its hub's (shade dims all alike).
+        hub_gain = self._hub_gain(flat, middle_washed, cell_other.ravel() <= mdl.other_max)
+        if hub_gain is not None:
+            at, gain = hub_gain
+            flat[at, :, 1] *= gain[:, None]
+            flat[at, :, 2] *= gain[:, None]
+            flat[at, :, 0] = np.clip((flat[at, :, 2] - 0.3) * (1 / 0.55), 0.0, 1.0)
         if clipped.any():
             spots, rims = clipped.astype(np.float32), cv2.dilate(clipped.view(np.uint8), self._washed_kernel)
             washed = self._patches(cv2.merge([spots, rims.astype(np.float32), spots, spots]), cx, cy, angle).reshape(
@@ -1058,6 +1074,27 @@ class TileReader:
             # Measured here or above: the recogniser need not again.
             readout.sharpness = seen_blur[0].width if seen_blur else None
         return readout
+
+    def _hub_gain(self, flat: np.ndarray, middle_washed: np.ndarray, clear: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Of the cells in shade (as ``vision.causes`` names it: dim, or a shadow's edge across it), none of their
+        middle clipped and nothing hand-like over them (``clear``), those whose hub stands over the body by no more than
+        a tile must (``ColourModel.hub_contrast_min``) in ``flat``'s cream levels (channel 0), and whose hub's light
+        (channel 2) is under cream's (``HUB_CREAM``) and at least ``HUB_GAIN_FLOOR``: their indices and the gain that
+        lifts each hub's light to cream's (None: no such cell)."""
+        light, evenness = self.shade()
+        shaded = ((light < SHADOW_LIGHT) | (evenness < SHADOW_EDGE)).ravel()
+        at = np.flatnonzero(shaded & (middle_washed == 0) & clear)
+        if at.size == 0:
+            return None
+        hub_at, body_at = self._hub_body
+        hub = flat[at[:, None], hub_at].mean(axis=1)                  # (cells, channels)
+        body = flat[at[:, None], body_at, 0].mean(axis=1)
+        ask = ((hub[:, 0] - body <= self.model.hub_contrast_min) & (hub[:, 2] < HUB_CREAM)
+               & (hub[:, 2] >= HUB_GAIN_FLOOR))
+        if not ask.any():
+            return None
+        return at[ask], (HUB_CREAM / hub[ask, 2]).astype(np.float32)
 
     def _paper_hubs(self, grid: np.ndarray, norm: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.ndarray,
                     arms: np.ndarray, cells: np.ndarray) -> np.ndarray:
