@@ -366,6 +366,21 @@ def test_an_even_inkless_middle_is_shade_and_a_bright_one_is_the_lamps_sheen_wit
     assert one_cell(light=1.25, plain=True)[0] is Cause.GLARE              # bright paper is no shade
 
 
+def test_a_cell_nothing_else_explains_two_cells_off_a_hand_is_the_hands_and_three_off_is_unclear():
+    # Seed 149 frame 144: the hand's shadow two cells below the cells the reader saw covered, named small or unclear.
+    unread, covered = np.zeros(100, bool), np.zeros(100, bool)
+    covered[Cell.parse("E1").index] = True
+    for name in ("E3", "G3", "E4"):
+        unread[Cell.parse(name).index] = True
+    lights = np.ones(100, np.float32)
+    cell_light = CellLight(lights, lights * 200, np.zeros(100, np.float32), lights)
+    px = np.full(100, 40.0)
+    px[Cell.parse("G3").index] = 20.0                                    # too small as well: still the hand's
+    causes, _ = explain(unread, covered, lights, cell_light, glare_max=1.1, cell_px=px, moved=False,
+                        measure=lambda: SHARP, px_per_cell=32)
+    assert causes == {Cell.parse("E3"): Cause.HAND, Cell.parse("G3"): Cause.HAND, Cell.parse("E4"): Cause.UNCLEAR}
+
+
 def test_a_moved_camera_names_motion_without_measuring():
     assert one_cell(moved=True) == (Cause.MOTION, [])
 

@@ -93,6 +93,14 @@ SHEEN_LIGHT = 1.18
 #: Paper lit this much above the board's white is in a sheen whatever else the cell shows: a hand's own white is never
 #: taken for paper so bright (none of 901 cells under a hand on the tuning sets; 22 cells in a sheen named hand).
 SHEEN_FAR = 1.3
+#: A hand reaches beyond the cells the reader sees it over and those beside them: its shadow falls a cell or two off
+#: it, and pale skin (a fingertip's, a palm's edge) shows too little colour to be seen as a hand. A cell no other cause
+#: explains (else named ``UNCLEAR``, or ``SMALL`` for its size alone) within this many cells of one the reader sees
+#: covered is named ``HAND``: taking the hand off is what makes it readable. (Tuning sets 149-67 and 7's first 60: of 63
+#: such cells two cells off a hand the reader saw, 60 lay within two cells of one the hand truly covered, 46 beside
+#: one, and one three cells off; one more lay in a frame whose hand covered no cell whole, and one in a frame with no
+#: hand, a tile whose why already says something beside it may cover a wave's end.)
+HAND_REACH = 2
 #: Cells narrower than this in the camera's picture (px) are too small to read surely (calibration's
 #: check wants the same: ``calibration.checks`` takes it from here).
 GOOD_CELL_PX = 28.0
@@ -244,6 +252,14 @@ def explain(unreadable: np.ndarray, occluded: np.ndarray, glare: np.ndarray, lig
     soft = blur_cause(sharp, px_per_cell, None, SOFT_BLUR_WIDTH) or Cause.UNCLEAR
     for i in np.flatnonzero(unreadable):
         causes.setdefault(CELLS[i], soft)
+    # Near a hand the reader sees (not in a picture dark all over, where all looks like a hand: see ``diagnose``).
+    covered = np.asarray(occluded, bool).ravel()
+    if covered.any() and float(np.median(light.paper)) >= DARK_PAPER:
+        reach = np.ones((2 * HAND_REACH + 1,) * 2, np.uint8)
+        near = cv2.dilate(covered.astype(np.uint8).reshape(10, 10), reach).ravel() > 0
+        for i in np.flatnonzero(np.asarray(unreadable, bool).ravel() & near):
+            if causes[CELLS[i]] in (Cause.UNCLEAR, Cause.SMALL):
+                causes[CELLS[i]] = Cause.HAND
     if unplaced is not None and unplaced.any():
         sharp = sharp or measure()
         cause = blur_cause(sharp, px_per_cell, reference, SOFT_BLUR_WIDTH) or Cause.HAND
