@@ -155,6 +155,27 @@ def test_colour_needs_both_cues():
     assert cells[Cell.parse("C7")].label() == "red ew"
 
 
+def test_a_black_tile_with_cream_blurred_into_a_corner_or_two_is_black_but_not_into_all_four():
+    # A small cell's blur spreads cream (a wave's channel, the paper past the edge) into a black tile's corner or two,
+    # lifting the mean of its four corners between black's and red's dots: its dimmer two are still its body's ink.
+    # All four lifted is a red tile's pattern of dots: not black (``corners_black``).
+    def lifted(corners: int) -> np.ndarray:
+        tile = face(Colour.BLACK, "ew")
+        size = tile.shape[0]
+        grey = tuple(int(round(v)) for v in 0.5 * tile[size // 2, int(0.3 * size)].astype(float)
+                     + 0.5 * np.array(WAVE_BGR))
+        for fx, fy in [(0.17, 0.17), (0.83, 0.17), (0.17, 0.83), (0.83, 0.83)][:corners]:
+            cv2.circle(tile, (int(fx * size), int(fy * size)), int(0.08 * size), grey, -1)
+        return tile
+
+    rules = TileReader()
+    rules.second = None
+    cells = rules.read(grid_image({Cell.parse("C3"): lifted(1), Cell.parse("F3"): lifted(2),
+                                   Cell.parse("C7"): lifted(4)})).cells()
+    assert cells[Cell.parse("C3")].label() == cells[Cell.parse("F3")].label() == "black ew"
+    assert cells[Cell.parse("C7")].state is CellState.UNREADABLE
+
+
 def test_a_body_red_in_every_quarter_needs_no_more_than_one_dot():
     # A red tile with one corner dot dark (a speck of ink, blur taking a small dot against its ring): red by its body,
     # red in all four quarters, and by the dots that show. A black tile reddened on one side (a red neighbour's ink
