@@ -158,3 +158,36 @@ def test_a_smear_ramps_a_tile_s_ink_under_a_spot_as_smoothly_as_paper_s_light_so
     assert sharpness(blurred).width > BLUR_WIDTH * P
     assert TileReader().read(blurred).cells()[e5].state is not CellState.EMPTY
     assert asked == []
+
+
+def test_a_tile_in_a_sheen_is_placed_by_its_template_in_linear_light():
+    """A lamp's sheen lifts a tile's ink toward its cream: divided by the lifted white, the hub's template finds little
+    to place the tile by, and the spot's fall-off pulls it a fifth of a cell aside (6-7 px here, with every arm then
+    read off its place). A sheen adds light alike to hub and body, so in linear light the template is the diffuse
+    relief's: the tile is placed within a pixel, and a black ns so placed reads."""
+    e5 = Cell.parse("E5")
+    cx, cy = centre(e5)
+    for colour, arms, dx in ((Colour.BLACK, "ns", 0.0), (Colour.BLACK, "esw", 0.4), (Colour.RED, "new", 0.0),
+                             (Colour.BLACK, "e", 0.0), (Colour.BLACK, "ns", 0.4)):
+        grid = sheen(grid_image({e5: face(colour, arms)}), cx + dx * P, cy + 0.5 * dx * P, 0.5, 0.8 * P, 0.3)
+        readout = TileReader().read(grid)
+        x, y = readout.centre.reshape(100, 2)[e5.index]
+        assert np.hypot(x - cx, y - cy) < 1.0, (colour, arms, dx, x - cx, y - cy)
+        assert readout.cells()[e5].label() in (f"{colour.value} {arms}", "unreadable")
+    grid = sheen(grid_image({e5: face(Colour.BLACK, "ns")}), cx + 0.4 * P, cy + 0.2 * P, 0.5, 0.8 * P, 0.3)
+    assert TileReader().read(grid).cells()[e5].label() == "black ns"
+
+
+def test_in_a_sheen_where_the_hue_abstains_four_cream_dots_say_red_and_plain_corners_never_do():
+    """A sheen pales red ink toward the hue's split, and the hue abstains; the corner dots, read from the relief in
+    linear light, still stand out on a red tile, while a black tile's corners stay at its body's level: a red tile so
+    lit reads red, a black one never does."""
+    e5 = Cell.parse("E5")
+    cx, cy = centre(e5)
+    for strength, dx, sigma in ((0.3, 0.0, 0.8), (0.3, 0.4, 1.5), (0.4, 0.8, 1.5), (0.4, 1.2, 1.5)):
+        red = sheen(grid_image({e5: face(Colour.RED, "new")}), cx + dx * P, cy + 0.5 * dx * P, strength, sigma * P, 0.3)
+        assert TileReader().read(red).cells()[e5].label() == "red new", (strength, dx, sigma)
+        for arms in ("ns", "esw", "nesw"):
+            black = sheen(grid_image({e5: face(Colour.BLACK, arms)}), cx + dx * P, cy + 0.5 * dx * P, strength,
+                          sigma * P, 0.3)
+            assert TileReader().read(black).cells()[e5].label() in (f"black {arms}", "unreadable")

@@ -166,6 +166,14 @@ RED_INK_SIDE = 0.5
 #: the lift: at least this (seed 101: unclipped sheen tiles left unreadable 0.77-1.27 but for two of 23; cells left
 #: unreadable for want of contrast, blurred or shaded, not in a sheen: 0.55 at most; tiles read: 5th percentile 0.78).
 SHEEN_RELIEF_MIN = 0.65
+#: A tile in a sheen is placed by its template in linear light where that place is this far (a share of a cell) from
+#: the one found in the light-divided picture.
+RECENTRE_MIN = 0.1
+#: In a sheen where the hue abstains, a tile is red by its corner dots alone where each of the four stands above its
+#: ring by this many times what their mean must (``ColourModel.dot_red_min``): the noise of one dot is twice that of
+#: the mean of four. (Sheen tiles of seeds 101, 67, 83: black ones' least dot 0.051 at most, paper's 0.093; red ones
+#: so read 0.24-0.50.)
+DOT_ALONE = 2.0
 #: A black tile's hub is printed cream, yellower than the paper: in log blue over red 0.065 off it (``WAVE_BGR``
 #: against ``PAPER_BGR``). Light falling on both alike keeps that. A hub lit as the board's paper (its
 #: cell's white at least ``PAPER_HUB_LIGHT`` of the board's) within ``PAPER_HUB_HUE`` of the paper's hue, against its
@@ -471,11 +479,24 @@ class TileReader:
         on_rim = (ix == 0) | (ix == 2 * reach) | (iy == 0) | (iy == 2 * reach)
         return cx.astype(np.float32), cy.astype(np.float32), np.where(on_rim, -1.0, peak)
 
+    def _linear_template(self, grey: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``grey`` (uint8) in linear light (float32), and the hub's template response to it, over the bounding box of
+        ``cells`` (100, bool) and a cell round it (further than the template and the centres' search reach); zero
+        elsewhere."""
+        p, m = self.geometry.px_per_cell, self.geometry.margin_px
+        rows, cols = np.divmod(np.flatnonzero(cells), 10)
+        y0, y1 = max(m + (rows.min() - 1) * p, 0), min(m + (rows.max() + 2) * p, grey.shape[0])
+        x0, x1 = max(m + (cols.min() - 1) * p, 0), min(m + (cols.max() + 2) * p, grey.shape[1])
+        lin, response = np.zeros(grey.shape, np.float32), np.zeros(grey.shape, np.float32)
+        lin[y0:y1, x0:x1] = LINEAR[grey[y0:y1, x0:x1]]
+        response[y0:y1, x0:x1] = self._hub_response(lin[y0:y1, x0:x1])
+        return lin, response
+
     def _angles(self, cream: np.ndarray, cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
         """Each tile's turn in radians, from the 4-fold symmetric mean of its edge directions."""
         # Measured in a patch a little larger than the tile (its outer edges too), then once more in a patch turned
         # by that first answer: the measure is biased in proportion to the turn, so the second correction is near exact.
-        angle = np.zeros(100, np.float32)
+        angle = np.zeros(cx.size, np.float32)
         weight = self.sampling.angle_weight
         for _ in range(2):
             patch = self._patches(cream, cx, cy, angle, extent=ANGLE_EXTENT)[..., 0]
@@ -532,7 +553,6 @@ class TileReader:
         middle_other = cell_shares(other, self.geometry, *MIDDLE)
 
         cx, cy, peak = self._centres(self._hub_response(cream))
-        centred = (peak > 0).ravel()
         angle = self._angles(cream, cx, cy)
         # Glare can wash part of a tile out to paper white: there its ink says nothing, so those samples
         # (and a rim around them, lifted but not yet clipped) are left out of every level below, and the
@@ -540,6 +560,27 @@ class TileReader:
         lowest = darkest(grid)
         clipped = lowest >= WASHED_LEVEL
         middle_washed = cell_shares(clipped, self.geometry, *MIDDLE)
+        # A lamp's sheen lifts a tile's ink toward its cream: divided by the lifted white, the body's level nears the
+        # cream's, where the cream level stops (1), and the hub's template finds little to place the tile by. A sheen
+        # adds light, so in linear light the template (the hub less the body round it) answers to the diffuse relief
+        # alone, whatever the sheen's level and its slope across the tile: there, unclipped, a tile the template found
+        # too little contrast to read by (as the contrast below: the hub less the body round it) is placed so.
+        # (Only cells with ink in their middle, as a tile needs below; the template is worked out round those alone.)
+        recentred = ((self.shade()[0].ravel() >= SHEEN_LIGHT) & (middle_washed == 0)
+                     & (peak.ravel() <= self.model.hub_contrast_min) & (middle_body > self.model.occupied_min))
+        if recentred.any():
+            lin_grey, response = self._linear_template(lowest, recentred)
+            lx, ly, lpeak = self._centres(response)
+            # (Only where it finds a tile's relief there, as a tile in a sheen is read by below, and the two places
+            # differ by more than the template's own play: elsewhere the sheen did not move it.)
+            recentred &= ((lpeak.ravel() >= SHEEN_RELIEF_MIN * TILE_RELIEF * float(linear(self.paper_level())))
+                          & (np.hypot(lx - cx, ly - cy).ravel() > RECENTRE_MIN * self.geometry.px_per_cell))
+            if recentred.any():
+                at = np.flatnonzero(recentred)
+                cx, cy, peak, angle = cx.copy(), cy.copy(), peak.copy(), angle.copy()
+                cx.ravel()[at], cy.ravel()[at], peak.ravel()[at] = lx.ravel()[at], ly.ravel()[at], lpeak.ravel()[at]
+                angle[at] = self._angles(lin_grey, cx.ravel()[at], cy.ravel()[at])
+        centred = (peak > 0).ravel()
         col = {name: k for k, name in enumerate(self.sampling.regions)}
         # Cream, redness, unclipped light (for ratios shade keeps) in one remap: 4 float channels remap fastest.
         patches = self._patches(cv2.merge([cream, redness, self._lo, other.astype(np.float32)]), cx, cy, angle)
@@ -718,6 +759,14 @@ class TileReader:
         # The converse does not hold: blur that fades the dots also pales a red body toward black's hue. Black
         # is said only where the tile is sharp enough (its hub standing out) for a red tile's dots to show.
         black_ok = ~hue_red & (dots_black | corners_black) & ((contrast > mdl.black_contrast_min) | sheen_relief)
+        # In a lamp's sheen the hue is the cue the veil spoils: its light, of the lamp's colour, pales red ink toward
+        # the split and tints black ink toward it. The corner dots are read from the relief in linear light that a
+        # sheen leaves a tile (as its arms are): where the hue abstains, all four seen, each standing above its ring by
+        # what the mean of four must for red, as surely (``DOT_ALONE`` times it: one dot is that much noisier than
+        # their mean), say red by themselves; black ink's plain corners stand at its body's level.
+        dots_alone = (sheen_relief & ~hue_sure & dot_kept.all(axis=1)
+                      & (np.where(dot_kept, dot_levels, -np.inf).min(axis=1) > DOT_ALONE * mdl.dot_red_min))
+        hue_red |= dots_alone
         red = hue_red.copy()     # the second opinion may colour cells in it (``amend``)
 
         # The patch must look like the ideal picture of what was read.
@@ -768,7 +817,7 @@ class TileReader:
             a_dot = (dot_kept[at] & (dot_levels[at] > mdl.dot_red_min)).any(axis=1)
             if (ink_red[at] & ~a_dot).any() and not dots_fade():
                 ink_red[at] &= a_dot
-        colour_ok = hue_sure & ((hue_red & (dots_red | red_by_hue | ink_red)) | black_ok)
+        colour_ok = (hue_sure & ((hue_red & (dots_red | red_by_hue | ink_red)) | black_ok)) | dots_alone
         tile_ok = shaped & colour_ok & ~lit_beyond
         crowded = overlapping(tile_ok, cx, cy, residual, self.tile_px)
         tile_ok &= ~crowded
