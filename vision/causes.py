@@ -234,7 +234,7 @@ def explain(unreadable: np.ndarray, occluded: np.ndarray, glare: np.ndarray, lig
 
     ``moved``: the finder saw the camera move (every cell smeared, so not judged small either). A cell
     still unexplained is named blurred when the picture is a little soft (``SOFT_BLUR_WIDTH``), else
-    ``UNCLEAR``.
+    ``UNCLEAR``; one so named, or named ``SMALL``, within ``HAND_REACH`` cells of a covered one is the hand's.
 
     ``unplaced``: cells the pose is too unsure to place, resting on too few markers. Smeared ones when the picture
     is even a little soft (a smear that leaves the tiles readable still drags markers past decoding: seed 61 frame
