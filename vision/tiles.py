@@ -223,9 +223,17 @@ SHADE_NO_TILE = 0.1
 HUB_CREAM = float(min(WAVE_BGR) / min(PAPER_BGR))
 #: A hub darker than this share of the paper white is not lifted (noise).
 HUB_GAIN_FLOOR = 0.2
+#: A pixel's cream level from its darkest channel over the paper white: 0 (a tile's body) at or under ``CREAM_FLOOR``,
+#: 1 (paper, a wave's cream) ``CREAM_SPAN`` above it (``cream_level``).
+CREAM_FLOOR, CREAM_SPAN = 0.3, 0.55
 
 
 # -- the reader ----------------------------------------------------------------------------------
+
+def cream_level(lo: np.ndarray) -> np.ndarray:
+    """0 (a tile's body) .. 1 (paper, a wave's cream) from the darkest channel over the paper white, ``lo``."""
+    return np.clip((lo - CREAM_FLOOR) * (1 / CREAM_SPAN), 0.0, 1.0)
+
 
 @lru_cache(maxsize=4)
 def _cream_samples(tile_sampling: TileSampling) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -410,7 +418,7 @@ class TileReader:
         b, g, r = cv2.split(norm)
         lo, hi = cv2.min(cv2.min(b, g), r), cv2.max(cv2.max(b, g), r)
         redness = cv2.subtract(r, cv2.max(b, g))
-        cream = np.clip((lo - 0.3) * (1 / 0.55), 0.0, 1.0)
+        cream = cream_level(lo)
         chroma = cv2.subtract(hi, lo)
         # Paper and cream are light and colourless once divided by the paper white (light skin: not colourless).
         coloured = chroma > mdl.paper_chroma_max
@@ -593,7 +601,7 @@ class TileReader:
             at, gain = hub_gain
             flat[at, :, 1] *= gain[:, None]
             flat[at, :, 2] *= gain[:, None]
-            flat[at, :, 0] = np.clip((flat[at, :, 2] - 0.3) * (1 / 0.55), 0.0, 1.0)
+            flat[at, :, 0] = cream_level(flat[at, :, 2])
         if clipped.any():
             spots, rims = clipped.astype(np.float32), cv2.dilate(clipped.view(np.uint8), self._washed_kernel)
             washed = self._patches(cv2.merge([spots, rims.astype(np.float32), spots, spots]), cx, cy, angle).reshape(
