@@ -358,6 +358,12 @@ GLARE_CLOSE, GLARE_DIP_SHARE, GLARE_DIP_DEPTH, GLARE_EDGE_MAX = 0.66, 0.25, 3.0,
 GLARE_FOOTPRINT = (0.08, 0.92)
 
 
+def _ranked(image: np.ndarray, rows: np.ndarray, cols: np.ndarray, n: int, k: int) -> np.ndarray:
+    """The ``k``-th lowest value of ``image`` in each n x n square whose top left corner is (``rows``, ``cols``)."""
+    squares = np.stack([image[r:r + n, c:c + n].ravel() for r, c in zip(rows, cols, strict=True)])
+    return np.partition(squares, k, axis=1)[:, k]
+
+
 def paper_in_glare(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray, clip: int,
                    relief: float) -> np.ndarray:
     """(100,) of ``cells`` ((100,) bool: middles clipped in part, ``washed_whole``) those whose middle is paper by the
@@ -394,13 +400,9 @@ def paper_in_glare(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray, 
         lo, hi = int(round(lo_share * p)), int(round(hi_share * p))
         n = hi - lo
         rows, cols = top - y0 + lo, left - x0 + lo
-        q = int(RELIEF_QUANTILE * n * n)
-        dip = np.stack([dips[r:r + n, c:c + n].ravel() for r, c in zip(rows, cols, strict=True)])
-        low = np.stack([light[r:r + n, c:c + n].ravel() for r, c in zip(rows, cols, strict=True)])
-        deepest = np.partition(dip, n * n - 1 - q, axis=1)[:, n * n - 1 - q]
-        dark_end = np.partition(low, q, axis=1)[:, q]
-        steep = np.stack([change[r:r + n, c:c + n].ravel() for r, c in zip(rows, cols, strict=True)])
-        steepest = np.partition(steep, n * n - 1 - q, axis=1)[:, n * n - 1 - q]
+        q, top_q = int(RELIEF_QUANTILE * n * n), n * n - 1 - int(RELIEF_QUANTILE * n * n)
+        deepest, dark_end, steepest = (_ranked(image, rows, cols, n, k)
+                                       for image, k in ((dips, top_q), (light, q), (change, top_q)))
         out[idx] |= ((deepest < GLARE_DIP_SHARE * relief) & (LINEAR[clip] - dark_end > GLARE_DIP_DEPTH * deepest)
                      & (steepest * p < GLARE_EDGE_MAX * relief))
     return out

@@ -281,6 +281,12 @@ def _of_paper_hue(at: np.ndarray, means: np.ndarray, x: np.ndarray, y: np.ndarra
     return out
 
 
+def near_hand(hand: np.ndarray, px_per_cell: int) -> np.ndarray:
+    """``hand`` (the hand-like mask, bool) and a rim of ``HAND_RIM`` round it (a hand's soft edge and its own shade)."""
+    w = int(round(HAND_RIM * px_per_cell)) | 1
+    return cv2.dilate(hand.view(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (w, w))) > 0
+
+
 def paper_beside_hand(grid: np.ndarray, geometry: GridGeometry, cells: np.ndarray, hand: np.ndarray,
                       unexplained: np.ndarray | None, empty_max: float, x: np.ndarray, y: np.ndarray,
                       paper_hues: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
@@ -297,8 +303,7 @@ def paper_beside_hand(grid: np.ndarray, geometry: GridGeometry, cells: np.ndarra
     at = np.flatnonzero(cells)
     if at.size == 0:
         return out
-    w = int(round(HAND_RIM * geometry.px_per_cell)) | 1
-    over = cv2.dilate(hand.view(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (w, w))) > 0
+    over = near_hand(hand, geometry.px_per_cell)
     rows, cols, n = middle_corners(geometry, at)
     means, shown = np.zeros((at.size, 3)), np.zeros(at.size, bool)
     for k, (r, c) in enumerate(zip(rows, cols, strict=True)):
@@ -344,8 +349,6 @@ class TileReader:
         # Glare falls off over a few pixels: the rim of a washed-out patch is lifted too.
         w = int(round(WASHED_RIM * p)) | 1
         self._washed_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (w, w))
-        w = int(round(HAND_RIM * p)) | 1
-        self._hand_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (w, w))
         # Cell centres (x, y) in grid-image pixels, as (10, 10) arrays.
         m, idx = self.geometry.margin_px, np.arange(10, dtype=np.float32)
         self._cx, self._cy = np.meshgrid(m + (idx + 0.5) * p - 0.5, m + (idx + 0.5) * p - 0.5)
@@ -568,13 +571,16 @@ class TileReader:
         lowest = darkest(grid)
         clipped = lowest >= WASHED_LEVEL
         middle_washed = cell_shares(clipped, self.geometry, *MIDDLE)
+        light, evenness = self.shade()
+        # In shade as ``vision.causes`` names it: dim, or a shadow's edge across the cell.
+        in_shadow = (light < SHADOW_LIGHT) | (evenness < SHADOW_EDGE)
         # A lamp's sheen lifts a tile's ink toward its cream: divided by the lifted white, the body's level nears the
         # cream's, where the cream level stops (1), and the hub's template finds little to place the tile by. A sheen
         # adds light, so in linear light the template (the hub less the body round it) answers to the diffuse relief
         # alone, whatever the sheen's level and its slope across the tile: there, unclipped, a tile the template found
         # too little contrast to read by (as the contrast below: the hub less the body round it) is placed so.
         # (Only cells with ink in their middle, as a tile needs below; the template is worked out round those alone.)
-        recentred = ((self.shade()[0].ravel() >= SHEEN_LIGHT) & (middle_washed == 0)
+        recentred = ((light >= SHEEN_LIGHT) & (middle_washed == 0)
                      & (peak.ravel() <= self.model.hub_contrast_min) & (middle_body > self.model.occupied_min))
         if recentred.any():
             lin_grey, response = self._linear_template(lowest, recentred)
@@ -596,7 +602,7 @@ class TileReader:
         # A tile's hub is printed cream, lit as the paper: in a shadow the white estimate cannot follow (it is taken
         # over a cell and smoothed over half of one), the hub is the tile's own white. Where a shaded tile's cream
         # levels are too compressed for its pattern, its light is divided by its hub's (shade dims all alike).
-        hub_gain = self._hub_gain(flat, middle_washed, cell_other.ravel() <= mdl.other_max)
+        hub_gain = self._hub_gain(flat, in_shadow & (middle_washed == 0) & (cell_other.ravel() <= mdl.other_max))
         if hub_gain is not None:
             at, gain = hub_gain
             flat[at, :, 1] *= gain[:, None]
@@ -652,7 +658,6 @@ class TileReader:
         hub_level = (means if unwashed else self.sampling.region_means(flat[..., 0]))[:, col["hub"]]
         contrast = np.where(kept[:, col["body"]], hub_level - body_level, 0.0)
         scale = np.maximum(contrast, 1e-3)[:, None]
-        light, evenness = self.shade()
         # A lamp's sheen adds light alike to a tile's cream and its ink: divided by the lifted white, the hub's contrast
         # falls toward nothing, while in linear light the hub stands above the body by the relief the diffuse light
         # gives it (``TILE_RELIEF``), as long as nothing clips and the hub is short of the tone curve's shoulder. Blur
@@ -752,7 +757,7 @@ class TileReader:
         dimmer = corner_levels[:, :2].mean(axis=1)      # (inf where fewer than two are seen: no ``dots_seen``)
         corners_black = (dots_seen & ~dots_black & ~hue_red & (dimmer < mdl.dot_black_max)
                          & (corner_levels[:, 0] > -mdl.dot_dark_max) & (contrast > mdl.black_contrast_min)
-                         & (light.ravel() >= SHADOW_LIGHT) & (evenness.ravel() >= SHADOW_EDGE)
+                         & ~in_shadow
                          & ~around(cell_other.ravel() > 0))
         dot_margin = np.where(corners_black, (mdl.dot_black_max - dimmer) / mdl.dot_black_max,
                               np.where(dots_red, (dots - mdl.dot_red_min) / mdl.dot_red_min,
@@ -953,7 +958,7 @@ class TileReader:
         # (as ``vision.causes`` names it: deep, or its edge across the cell) that fails both ways (seed 67 frame 87 D8,
         # a black tile's corners at 0.64 of its hub; ten red tiles' dots under 0.035 on seeds 97-67): they deny the
         # network no colour there. The body's hue still does (shade takes red toward black, never black toward red).
-        dots_deny = (light >= SHADOW_LIGHT) & (evenness >= SHADOW_EDGE)
+        dots_deny = ~in_shadow
         # Nor do dots faded by blur wider than a dot (as for the rules' own red by hue alone).
         # (Asked only for a cell left unreadable: only there may the second opinion read a colour the dots deny.)
         if (dots_deny & faded & dots_black & (state == 2)).any() and dots_fade():
@@ -1027,7 +1032,7 @@ class TileReader:
             x_at, y_at, a_at = cx.ravel()[at], cy.ravel()[at], angle.ravel()[at]
             side_light = np.where(arm_kept[at], lights[at][:, arm_cols].reshape(-1, 2, 4), 0.0).max(axis=1)
             beyond_light = beyond_edges(self._lo, x_at, y_at, a_at, self.tile_px)
-            near = cv2.dilate(other.view(np.uint8), self._hand_kernel).astype(np.float32)
+            near = near_hand(other, self.geometry.px_per_cell).astype(np.float32)
             clear = (self._patches(near, x_at, y_at, a_at).reshape(at.size, -1) < 0.5).astype(np.float32)
             side_clear = (self.sampling.region_means(clear)[:, arm_cols + flank_cols] >= 1.0).reshape(-1, 4, 4).all(
                 axis=1)
@@ -1077,7 +1082,7 @@ class TileReader:
         # (shade keeps a tile's ratios), and no tile's pattern in any view of the networks (``SHADE_NO_TILE``), it is
         # paper: empty, too unsure to take a tile off.
         # In shade as ``vision.causes`` names it (dim, a shadow's edge across it, or, spanning so little, colourless).
-        in_shade = (light < SHADOW_LIGHT) | (evenness < SHADOW_EDGE) | (tinged == 0)
+        in_shade = in_shadow | (tinged == 0)
         shade_paper = ((state == 2) & unaccounted & ~occluded & in_shade & (light < FLAT_LIGHT_MAX)
                        & (spreads < SOFT_SPREAD))
         if shade_paper.any() and paper_hues is not None and self.second is not None and not blurred():
@@ -1153,16 +1158,12 @@ class TileReader:
             readout.sharpness = seen_blur[0].width if seen_blur else None
         return readout
 
-    def _hub_gain(self, flat: np.ndarray, middle_washed: np.ndarray, clear: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray] | None:
-        """Of the cells in shade (as ``vision.causes`` names it: dim, or a shadow's edge across it), none of their
-        middle clipped and nothing hand-like over them (``clear``), those whose hub stands over the body by no more than
-        a tile must (``ColourModel.hub_contrast_min``) in ``flat``'s cream levels (channel 0), and whose hub's light
-        (channel 2) is under cream's (``HUB_CREAM``) and at least ``HUB_GAIN_FLOOR``: their indices and the gain that
-        lifts each hub's light to cream's (None: no such cell)."""
-        light, evenness = self.shade()
-        shaded = ((light < SHADOW_LIGHT) | (evenness < SHADOW_EDGE)).ravel()
-        at = np.flatnonzero(shaded & (middle_washed == 0) & clear)
+    def _hub_gain(self, flat: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """Of ``cells`` ((100,) bool: in shade, none of their middle clipped, nothing hand-like over them), those whose
+        hub stands over the body by no more than a tile must (``ColourModel.hub_contrast_min``) in ``flat``'s cream
+        levels (channel 0), and whose hub's light (channel 2) is under cream's (``HUB_CREAM``) and at least
+        ``HUB_GAIN_FLOOR``: their indices and the gain that lifts each hub's light to cream's (None: no such cell)."""
+        at = np.flatnonzero(cells)
         if at.size == 0:
             return None
         hub_at, body_at = self._hub_body
