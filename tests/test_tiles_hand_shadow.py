@@ -70,3 +70,28 @@ def test_paper_in_a_hands_shadow_beside_it_reads_empty_by_what_shows_of_it(finge
                                                (Colour.RED, "s")])
 def test_a_tile_in_a_hands_shadow_is_never_read_empty(colour, piece, fingers):
     assert read(scene({CELL: face(colour, piece)}, fingers)).cells()[CELL].state is not CellState.EMPTY
+
+
+class Unsure(Doubting):
+    """As ``Doubting``, and giving every cell a tile at 0.05 in its worst view: more than paper read by the networks
+    alone may have (``1 - SURE``), less than paper in shade may (``SHADE_NO_TILE``)."""
+
+    def no_tile(self, norm, px_per_cell, margin_px, cells, most=0.01):
+        return np.broadcast_to(np.asarray(most) > 0.05, (len(cells),)).copy()
+
+
+def read_unsure(grid: np.ndarray, second: SecondOpinion | None = None):
+    return TileReader(second=second or Unsure()).read(grid, paper_hues=hued(handed({}, 0.0)))
+
+
+@pytest.mark.parametrize("fingers", [1, 2])
+def test_paper_in_a_hands_shadow_spanning_little_clear_of_it_takes_the_networks_bar_for_paper_in_shade(fingers):
+    reading = read_unsure(scene({}, fingers)).cells()[CELL]
+    assert reading.state is CellState.EMPTY and reading.confidence == pytest.approx(LIGHT_ONLY_EMPTY)
+
+
+@pytest.mark.parametrize("fingers", [1, 2])
+@pytest.mark.parametrize(("colour", "piece"), [(Colour.BLACK, "nes"), (Colour.BLACK, "ns"), (Colour.BLACK, "n"),
+                                               (Colour.RED, "nesw"), (Colour.RED, "s")])
+def test_a_tile_in_a_hands_shadow_spans_its_ink_clear_of_the_hand_and_is_never_read_empty_so(colour, piece, fingers):
+    assert read_unsure(scene({CELL: face(colour, piece)}, fingers)).cells()[CELL].state is not CellState.EMPTY

@@ -203,12 +203,12 @@ class SecondOpinion:
                                    lambda p, live: p[:, 6] < COVERED_MAX)
 
     def no_tile(self, norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarray,
-                most: float = 1.0 - SURE) -> np.ndarray:
+                most: float | np.ndarray = 1.0 - SURE) -> np.ndarray:
         """Whether every view (each network, each quarter turn) gives each of ``cells`` (indices) a tile under ``most``
-        (by default ``1 - SURE``: as surely as it must to read a cell empty itself), whatever it gives to something
-        covering it."""
+        (by default ``1 - SURE``: as surely as it must to read a cell empty itself; or one bar a cell, as ``cells``),
+        whatever it gives to something covering it."""
         return self._in_every_view(features(norm, px_per_cell, margin_px, cells),
-                                   lambda p, live: p[:, 0] < most)
+                                   lambda p, live: p[:, 0] < (most[live] if np.ndim(most) else most))
 
     def blank(self, norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarray,
               sides: np.ndarray, uncovered: bool = False) -> np.ndarray:

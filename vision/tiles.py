@@ -63,6 +63,7 @@ from thoughtwave.vision.cellmeasures import (
     FLAT_LIGHT_MAX,
     LINEAR,
     MIDDLE,
+    SPREAD_QUANTILE,
     around,
     beyond_edges,
     cell_shade,
@@ -83,7 +84,7 @@ from thoughtwave.vision.cellmeasures import (
 from thoughtwave.vision.channels import brightest, darkest, hue_field, median_colour, off_paper_hue
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.gridlines import unlined
-from thoughtwave.vision.second import SECOND_CONFIDENCE, SecondOpinion, amend, second_opinion
+from thoughtwave.vision.second import SECOND_CONFIDENCE, SURE, SecondOpinion, amend, second_opinion
 from thoughtwave.vision.tileframe import (
     ANGLE_EXTENT,
     ARM_BITS,
@@ -317,6 +318,23 @@ def paper_beside_hand(grid: np.ndarray, geometry: GridGeometry, cells: np.ndarra
     if not shown.any():
         return out
     return _of_paper_hue(at[shown], means[shown], x, y, paper_hues, geometry.size)
+
+
+def clear_spread(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray, hand: np.ndarray) -> np.ndarray:
+    """(len(cells),) how far what shows of the middle of each of ``cells`` (indices), clear of ``hand`` (the hand-like
+    mask) and a rim of ``HAND_RIM`` round it, ranges in ``dark`` (as ``middle_spread``: its bright end over its dark
+    end, robust quantiles, lightly smoothed): paper in a soft shadow near 1, a tile's ink against its cream several
+    times. A middle with nothing clear of the hand ranges without bound (``inf``)."""
+    over = near_hand(hand, geometry.px_per_cell)
+    smooth = cv2.blur(dark, (3, 3))
+    rows, cols, n = middle_corners(geometry, cells)
+    out = np.full(len(cells), np.inf)
+    for k, (r, c) in enumerate(zip(rows, cols, strict=True)):
+        shown = np.sort(smooth[r:r + n, c:c + n][~over[r:r + n, c:c + n]])
+        if shown.size:
+            q = int(SPREAD_QUANTILE * shown.size)
+            out[k] = shown[shown.size - 1 - q] / max(float(shown[q]), 1e-3)
+    return out
 
 
 class TileReader:
@@ -1072,7 +1090,20 @@ class TileReader:
                                            self._cx.ravel(), self._cy.ravel(), paper_hues)
             if hand_shade.any():
                 at = np.flatnonzero(hand_shade)
-                hand_shade[at] = self.second.no_tile(norm, self.geometry.px_per_cell, self.geometry.margin_px, at)
+                # Paper in shade, too, by what shows of it: not lit above the board's white, in a sharp picture, and
+                # spanning, clear of the hand and its rim, too little for ink (``clear_spread``: shade keeps a tile's
+                # ratios, and a tile shows its ink over any half of its middle), it is paper where the networks see no
+                # tile as surely as they must for paper in shade (``SHADE_NO_TILE``): a hand's rim over it leaves that
+                # bar as it is. (Tuning sets 149-67 and 7's first 60: 130 cells so asked, every one paper; the 8 tiles
+                # of the paper's hue beside a hand spanning under ``SOFT_SPREAD`` clear of it were lit 1.16-1.39 of the
+                # board's white, a lamp's sheen lifting their ink, and a tile in every view, 0.87 at least.)
+                soft = light.ravel()[at] < FLAT_LIGHT_MAX
+                if soft.any():
+                    soft[soft] = clear_spread(self._lo, self.geometry, at[soft], other) < SOFT_SPREAD
+                if soft.any() and blurred():
+                    soft[:] = False
+                hand_shade[at] = self.second.no_tile(norm, self.geometry.px_per_cell, self.geometry.margin_px, at,
+                                                     np.where(soft, SHADE_NO_TILE, 1.0 - SURE))
         else:
             hand_shade[:] = False
         state[hand_shade] = 0
