@@ -222,6 +222,13 @@ SHADE_NO_TILE = 0.1
 #: A tile's hub, printed cream, in its darkest channel as a share of the paper's (``WAVE_BGR`` over ``PAPER_BGR``):
 #: the light a hub shows, divided by the paper white, where the white estimate follows the light on it.
 HUB_CREAM = float(min(WAVE_BGR) / min(PAPER_BGR))
+#: A tile's printed ratio of cream over ink in the darkest channel, in log (its hub and wave over the lighter of black
+#: and red ink): the gamma-encoded level keeps ratios as light does, so a shadow leaves it.
+TILE_LOG_RATIO = float(np.log(min(WAVE_BGR) / max(min(BLACK_BGR), min(RED_BGR))))
+#: A shaded tile is placed by its template in log light where that stands at least this share of the printed ratio.
+SHADE_RATIO_MIN = 0.3
+#: Light (over the paper white) below this is taken at it in log light (noise).
+LOG_FLOOR = 0.02
 #: A hub darker than this share of the paper white is not lifted (noise).
 HUB_GAIN_FLOOR = 0.2
 #: A pixel's cream level from its darkest channel over the paper white: 0 (a tile's body) at or under ``CREAM_FLOOR``,
@@ -521,6 +528,18 @@ class TileReader:
         response[y0:y1, x0:x1] = self._hub_response(lin[y0:y1, x0:x1])
         return lin, response
 
+    def _log_template(self, lo: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``lo`` (the darkest channel over the paper white) in log light (float32), and the hub's template response
+        to it, over the bounding box of ``cells`` (100, bool) and a cell round it; zero elsewhere."""
+        p, m = self.geometry.px_per_cell, self.geometry.margin_px
+        rows, cols = np.divmod(np.flatnonzero(cells), 10)
+        y0, y1 = max(m + (rows.min() - 1) * p, 0), min(m + (rows.max() + 2) * p, lo.shape[0])
+        x0, x1 = max(m + (cols.min() - 1) * p, 0), min(m + (cols.max() + 2) * p, lo.shape[1])
+        logl, response = np.zeros(lo.shape, np.float32), np.zeros(lo.shape, np.float32)
+        logl[y0:y1, x0:x1] = cv2.log(cv2.max(lo[y0:y1, x0:x1], LOG_FLOOR))
+        response[y0:y1, x0:x1] = self._hub_response(logl[y0:y1, x0:x1])
+        return logl, response
+
     def _angles(self, cream: np.ndarray, cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
         """Each tile's turn in radians, from the 4-fold symmetric mean of its edge directions."""
         # Measured in a patch a little larger than the tile (its outer edges too), then once more in a patch turned
@@ -612,6 +631,24 @@ class TileReader:
                 cx, cy, peak, angle = cx.copy(), cy.copy(), peak.copy(), angle.copy()
                 cx.ravel()[at], cy.ravel()[at], peak.ravel()[at] = lx.ravel()[at], ly.ravel()[at], lpeak.ravel()[at]
                 angle[at] = self._angles(lin_grey, cx.ravel()[at], cy.ravel()[at])
+        # A shadow dims a tile's cream and ink alike: where the white estimate cannot follow it (taken over a cell,
+        # smoothed over half of one), the cream levels are crushed toward the body's and the hub's template finds too
+        # little, or the lit paper beyond the shadow's edge, on the rim of its reach. Dimming multiplies the light, so
+        # in log light the template (the hub less the body round it) answers to the tile's printed ratio of cream over
+        # ink whatever the shade's depth and its slope across the tile: there, a shaded tile the template found too
+        # little contrast to read by is placed where that finds a tile's ratio. (Its levels are then taken against its
+        # own hub, ``_hub_gain``, and every test of a tile still applies.)
+        reshaded = (in_shadow & ~recentred & (middle_washed == 0) & (cell_other.ravel() <= mdl.other_max)
+                    & (peak.ravel() <= mdl.hub_contrast_min) & (middle_body > mdl.occupied_min))
+        if reshaded.any():
+            log_lo, response = self._log_template(self._lo, reshaded)
+            sx, sy, speak = self._centres(response)
+            reshaded &= speak.ravel() >= SHADE_RATIO_MIN * TILE_LOG_RATIO
+            if reshaded.any():
+                at = np.flatnonzero(reshaded)
+                cx, cy, peak, angle = cx.copy(), cy.copy(), peak.copy(), angle.copy()
+                cx.ravel()[at], cy.ravel()[at], peak.ravel()[at] = sx.ravel()[at], sy.ravel()[at], speak.ravel()[at]
+                angle[at] = self._angles(log_lo, cx.ravel()[at], cy.ravel()[at])
         centred = (peak > 0).ravel()
         col = {name: k for k, name in enumerate(self.sampling.regions)}
         # Cream, redness, unclipped light (for ratios shade keeps) in one remap: 4 float channels remap fastest.
