@@ -191,3 +191,18 @@ def test_in_a_sheen_where_the_hue_abstains_four_cream_dots_say_red_and_plain_cor
             black = sheen(grid_image({e5: face(Colour.BLACK, arms)}), cx + dx * P, cy + 0.5 * dx * P, strength,
                           sigma * P, 0.3)
             assert TileReader().read(black).cells()[e5].label() in (f"black {arms}", "unreadable")
+
+
+def test_a_tile_whose_ink_joins_a_neighbour_s_under_a_spot_is_not_paper_by_its_light():
+    """Beside paper a tile's body ink, which reaches its edge, is enclosed by lighter light and dips, so the shape of a
+    spot's light tells it from paper. Beside another tile whose middle shows ink, their facing blank sides join into a
+    dark wider than the square that finds dips, and under a strong spot that clips their cream the ink's edge steps
+    only as far as it lies below clipping: a black tile among four tiles under a broad spot a cell away read
+    empty at 0.6. The shape of the light is not asked beside a middle with ink."""
+    e5 = Cell.parse("E5")
+    cx, cy = centre(e5)
+    beside = {Cell.parse(name): face(colour, "s") for name, colour in
+              (("D5", Colour.RED), ("F5", Colour.BLACK), ("E4", Colour.RED), ("E6", Colour.BLACK))}
+    for colour, arms in ((Colour.BLACK, "ns"), (Colour.BLACK, "s"), (Colour.BLACK, "e")):
+        tile = sheen(grid_image({e5: face(colour, arms), **beside}), cx + P, cy, 2.0, P)
+        assert TileReader().read(tile).cells()[e5].state is not CellState.EMPTY, (colour, arms)

@@ -922,9 +922,16 @@ class TileReader:
         # ink's edge would step far faster than a spot's light. Not in a blurred picture: a smear or soft focus ramps
         # an ink edge as slowly as a spot falls off (seed 149 frame 25 B2: a red new in a lamp's spot, its blank side
         # smeared 8 px across into a ramp at the middle's foot, read empty).
+        # Nor beside a middle with ink, edge to edge: a tile's body ink reaches its edge, and beside paper the paper's
+        # lighter light encloses it, so it dips; beside another tile whose ink shows, their facing blank sides join
+        # into a dark wider than the square that finds dips, and where a spot clips their cream the ink's edge steps
+        # only as far as it lies below clipping (a black tile among four tiles under a broad spot a cell away read
+        # empty: tests/test_tiles_glare.py).
         glare_paper = np.zeros(100, bool)
-        if washed_out.any() and not blurred():
-            glare_paper = paper_in_glare(lowest, self.geometry, washed_out, WASHED_LEVEL,
+        inked_beside = cv2.dilate(occupied.reshape(10, 10).astype(np.uint8),
+                                  np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], np.uint8)).ravel() > 0
+        if (washed_out & ~inked_beside).any() and not blurred():
+            glare_paper = paper_in_glare(lowest, self.geometry, washed_out & ~inked_beside, WASHED_LEVEL,
                                          TILE_RELIEF * float(linear(self.paper_level())))
             washed_out &= ~glare_paper
         unglared = (glare.ravel() < mdl.glare_max) & ~washed_out & (middle_washed == 0)  # no glare, none clipped
