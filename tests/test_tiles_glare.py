@@ -206,3 +206,23 @@ def test_a_tile_whose_ink_joins_a_neighbour_s_under_a_spot_is_not_paper_by_its_l
     for colour, arms in ((Colour.BLACK, "ns"), (Colour.BLACK, "s"), (Colour.BLACK, "e")):
         tile = sheen(grid_image({e5: face(colour, arms), **beside}), cx + P, cy, 2.0, P)
         assert TileReader().read(tile).cells()[e5].state is not CellState.EMPTY, (colour, arms)
+
+
+def test_a_sheen_may_carry_a_red_body_past_black_s_hue_yet_its_four_dots_still_say_red():
+    """A colourless sheen lifts a red body toward white: divided by the lifted white its redness falls past the split by
+    more than the hue's gap (0.09-0.13 here, against 0.16), and the hue says black surely. Its four cream dots, read
+    from the relief in linear light, still stand 0.75 or more above their rings; a black tile's plain corners stand at
+    0.02 at most. A red tile so lit reads red; a black one never does."""
+    e5 = Cell.parse("E5")
+    cx, cy = centre(e5)
+    for strength, dx, sigma in ((0.4, 0.0, 0.8), (0.5, 0.4, 1.5), (0.5, 0.0, 2.0), (0.6, 0.8, 1.5)):
+        for arms in ("new", "ns"):
+            grid = sheen(grid_image({e5: face(Colour.RED, arms)}), cx + dx * P, cy + 0.5 * dx * P, strength, sigma * P,
+                         0.3)
+            reader = TileReader()
+            assert reader.read(grid).cells()[e5].label() == f"red {arms}", (strength, dx, sigma, arms)
+            assert reader.measures["body_red"][e5.index] < 0.13          # the hue says black
+        for arms in ("ns", "esw", "nesw"):
+            black = sheen(grid_image({e5: face(Colour.BLACK, arms)}), cx + dx * P, cy + 0.5 * dx * P, strength,
+                          sigma * P, 0.3)
+            assert not TileReader().read(black).cells()[e5].label().startswith("red"), (strength, dx, sigma, arms)

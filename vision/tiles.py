@@ -831,8 +831,13 @@ class TileReader:
         # the split and tints black ink toward it. The corner dots are read from the relief in linear light that a
         # sheen leaves a tile (as its arms are): where the hue abstains, all four seen, each standing above its ring by
         # what the mean of four must for red, as surely (``DOT_ALONE`` times it: one dot is that much noisier than
-        # their mean), say red by themselves; black ink's plain corners stand at its body's level.
-        dots_alone = (sheen_relief & ~hue_sure & dot_kept.all(axis=1)
+        # their mean), say red by themselves; black ink's plain corners stand at its body's level. So too where the hue
+        # says black: the veil, colourless or of a lamp's pale tint, mixes light far less red than red ink into the body
+        # and may carry its redness past the split (a colourless sheen twice the diffuse light takes a red body to
+        # 0.09-0.13), while it never prints a cream dot at each of a black tile's four plain corners. (Sheen tiles of
+        # seeds 149-67, 7's first 60 and the smeared sets, four corners seen: 164 black, least corner 0.051 at most; red
+        # ones whose hue said black so read, 0.22-0.48.)
+        dots_alone = (sheen_relief & dot_kept.all(axis=1)
                       & (np.where(dot_kept, dot_levels, -np.inf).min(axis=1) > DOT_ALONE * mdl.dot_red_min))
         hue_red |= dots_alone
         red = hue_red.copy()     # the second opinion may colour cells in it (``amend``)
@@ -1204,6 +1209,9 @@ class TileReader:
                          "contrast": contrast, "middle": middle_body, "other": cell_other, "glare": glare.ravel(),
                          "spread": spreads, "arm_margin": arm_margin, "dot_mean": dots, "arm_bits": arms,
                          "lines": lines}
+        # A tile found by its relief in a sheen has a pattern, whatever its contrast divided by the lifted white: its
+        # why is what failed after (its arms, its colour cues, its likeness to the piece read).
+        stands_out = np.where(sheen_relief, np.inf, contrast)
         why = {CELLS[i]: ("where the board lies is uncertain here: too few of its markers were seen sharply"
                           if misplaced[i] else "it is lit far beyond the paper around the markers: a lamp hangs in view"
                           if lit_beyond[i] else "a hand beside it may cover the end of a wave" if overlaid[i] else
@@ -1215,7 +1223,7 @@ class TileReader:
                           if paper_hub[i] else
                           "it overlaps a neighbouring tile as read" if crowded[i] else
                           WASHED_OUT if washed_out[i] else
-                          why_unread(i, occluded, occupied, contrast, mdl, arms, arm_margin, colour_ok, residual,
+                          why_unread(i, occluded, occupied, stands_out, mdl, arms, arm_margin, colour_ok, residual,
                                      dim_blank)) for i in np.flatnonzero(state == 2)}
         readout = TileReadout(state.reshape(10, 10), arms.reshape(10, 10), red.reshape(10, 10),
                               confidence.reshape(10, 10).astype(np.float32), occluded.reshape(10, 10),
