@@ -104,3 +104,22 @@ def test_the_recogniser_gives_the_reader_each_markers_paper_where_the_marker_lie
     ratio = (papers.mean(axis=0) + 1) / (recognizer.reader.paper_white + 1)
     assert np.all((ratio > 0.7) & (ratio < 1.4))
     assert recognizer._marker_paper(frame, {}) == {"marker_paper": None, "paper_hues": None}
+
+
+def test_paper_in_the_lamps_shadow_lit_by_daylight_is_the_papers_hue_and_skin_as_far_off_the_other_way_is_not():
+    from thoughtwave.vision.tiles import _of_paper_hue
+    size = 360.0
+    at = np.array([[0, 0], [size, 0], [0, size], [size, size], [size / 2, 0]], np.float64)
+    lamp = np.array([0.68, 0.76, 0.86])     # the warm lamp with a little daylight: the markers' paper
+    papers = np.tile(PAPER * lamp, (len(at), 1))
+    x, y = np.full(4, size / 2), np.full(4, size / 2)
+    cells = np.arange(4)
+    for bluer in (0.1, 0.25):               # daylight alone in the lamp's shadow: blue up, red down, dimmer
+        shade = PAPER * lamp * 0.4 * np.exp(np.array([bluer / 2, 0.0, -bluer / 2]))
+        assert _of_paper_hue(cells, np.tile(shade, (4, 1)), x, y, (at, papers), size)[:4].all()
+        # As far the other way (redder, as skin and red ink are), or off the lights' line (greener), is no paper.
+        warm = PAPER * lamp * 0.4 * np.exp(np.array([-bluer / 2, 0.0, bluer / 2]))
+        assert not _of_paper_hue(cells, np.tile(warm, (4, 1)), x, y, (at, papers), size).any()
+        green = shade * np.exp(np.array([0.0, 0.1, 0.0]))
+        assert not _of_paper_hue(cells, np.tile(green, (4, 1)), x, y, (at, papers), size).any()
+    assert not _of_paper_hue(cells, np.tile(PAPER * lamp * SKIN, (4, 1)), x, y, (at, papers), size).any()

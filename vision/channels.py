@@ -78,6 +78,16 @@ def off_paper_hue(whites: np.ndarray, x: np.ndarray, y: np.ndarray, at: np.ndarr
     board's ``hue_field`` is fitted to its local whites, and an arm across a third of the board pulls it toward skin,
     which a warm lamp leaves within its ``spread`` of the fit). None under three markers or with them all in a line.
     """
+    off = paper_hue_offsets(whites, x, y, at, papers, size)
+    return None if off is None else (off.max(axis=1) - off.min(axis=1)) > np.log(spread)
+
+
+def paper_hue_offsets(whites: np.ndarray, x: np.ndarray, y: np.ndarray, at: np.ndarray, papers: np.ndarray,
+                      size: float) -> np.ndarray | None:
+    """(N, 3) how far the log chromaticity (B, G, R, each channel's log less their mean) of each of ``whites`` (N, 3,
+    BGR) at grid-image px (``x``, ``y``) lies from the board's paper's there: the plane through the paper round the
+    decoded markers (``papers`` at ``at``; ``size`` the grid image's side), as ``off_paper_hue`` takes it. None under
+    three markers or with them all in a line."""
     if len(papers) < 3:
         return None
     design = np.column_stack([np.ones(len(at)), np.asarray(at, np.float64) / size - 0.5])
@@ -88,5 +98,4 @@ def off_paper_hue(whites: np.ndarray, x: np.ndarray, y: np.ndarray, at: np.ndarr
         return None
     local = np.log(np.asarray(whites, np.float64) + 1.0)
     local -= local.mean(axis=1, keepdims=True)
-    off = local - np.column_stack([np.ones(len(x)), np.asarray(x) / size - 0.5, np.asarray(y) / size - 0.5]) @ coef
-    return (off.max(axis=1) - off.min(axis=1)) > np.log(spread)
+    return local - np.column_stack([np.ones(len(x)), np.asarray(x) / size - 0.5, np.asarray(y) / size - 0.5]) @ coef

@@ -81,7 +81,14 @@ from thoughtwave.vision.cellmeasures import (
     paper_in_glare,
     washed_whole,
 )
-from thoughtwave.vision.channels import brightest, darkest, hue_field, median_colour, off_paper_hue
+from thoughtwave.vision.channels import (
+    brightest,
+    darkest,
+    hue_field,
+    median_colour,
+    off_paper_hue,
+    paper_hue_offsets,
+)
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.gridlines import unlined
 from thoughtwave.vision.second import SECOND_CONFIDENCE, SURE, SecondOpinion, amend, second_opinion
@@ -281,11 +288,24 @@ def _of_paper_hue(at: np.ndarray, means: np.ndarray, x: np.ndarray, y: np.ndarra
                   paper_hues: tuple[np.ndarray, np.ndarray], size: float) -> np.ndarray:
     """(100,) True at the cells ``at`` (indices) whose middles' mean colours ``means`` (BGR) are the hue of the board's
     paper where they lie, within ``PAPER_HUE_CLOSE`` (``off_paper_hue``, through the paper round the markers); False
-    elsewhere, and everywhere where the markers place no plane."""
+    elsewhere, and everywhere where the markers place no plane.
+
+    Or cooler than it along the lights' own line, and within ``PAPER_HUE_CLOSE`` of it across that line: the board has
+    two lights, a warm lamp and cooler daylight (and the room's colourless light), and the markers' paper shows their
+    mix; paper in the lamp's shadow takes the light left to it, bluer and less red by the same log (a lamp's and
+    daylight's colours differ along that line: blue up, red down, green about the mean of the two). Nothing on the
+    board is bluer than the paper in the same light: pale skin and red ink are redder (skin 0.33 and more in log, red
+    over blue), a tile's cream a little redder, black ink colourless (the shape of its light and the networks tell it).
+    (Seeds 149-67 and 7's first 60, shade candidates this passes and the plain bar did not: 18 visible cells, all
+    paper, 0.03-0.26 bluer and at most 0.062 off the line; of 443 cells under a hand or the lamp so asked, one bluer
+    than 0.031, paper in a hand's blue shadow 0.17 bluer and 0.096 off the line.)"""
     out = np.zeros(100, bool)
-    off = off_paper_hue(means, x[at], y[at], *paper_hues, size, PAPER_HUE_CLOSE)
+    off = paper_hue_offsets(means, x[at], y[at], *paper_hues, size)
     if off is not None:
-        out[at] = ~off
+        close = np.log(PAPER_HUE_CLOSE)
+        cooler = off[:, 0] - off[:, 2]
+        across = np.abs(off[:, 1] - 0.5 * (off[:, 0] + off[:, 2]))
+        out[at] = ((off.max(axis=1) - off.min(axis=1)) <= close) | ((cooler > 0) & (across <= close))
     return out
 
 
