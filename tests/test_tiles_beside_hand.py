@@ -3,6 +3,8 @@ the hand and a rim round it, half the middle or more, is clean paper of the pape
 tile, 0.96 of the cell, shows its body's ink over any half of the middle), so the cell reads empty, too unsure to take a
 tile off. A tile there, or pale skin over the rest of the cell (of another hue than paper), leaves it unreadable."""
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -12,6 +14,7 @@ from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.pieces import Colour
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.reading import CellState
+from thoughtwave.vision.second import SecondOpinion
 from thoughtwave.vision.tiles import LIGHT_ONLY_EMPTY, TileReader
 
 CELL = Cell.parse("E5")
@@ -84,3 +87,29 @@ def test_a_hand_over_most_of_the_middle_leaves_the_cell_covered():
     grid = handed({}, 0.6)
     readout = reader().read(grid, paper_hues=hued(grid))
     assert readout.cells()[CELL].state is CellState.UNREADABLE and readout.occluded[CELL.row, CELL.col]
+
+
+class CoverDoubting(SecondOpinion):
+    """The shipped networks, save that some view gives something covering every cell asked ``COVERED_MAX`` or more
+    (``doubt``; ``doubted``: as they say it)."""
+
+    def __init__(self, doubted: bool):
+        super().__init__()
+        self.doubted = doubted
+
+    def read(self, norm, px_per_cell, margin_px, cells, only_cover=None, kinds=None):
+        said = super().read(norm, px_per_cell, margin_px, cells, only_cover, kinds)
+        return said if not self.doubted else replace(said, doubt=np.ones(len(cells), bool))
+
+
+def test_paper_the_second_opinion_does_not_see_surely_uncovered_beside_a_hand_is_too_unsure_to_take_a_tile_off():
+    # A hand of pale skin whole over a tile is lit and shaped like paper to the rules: where a view of the networks,
+    # asked because the rules see a hand, gives something covering the cell its due, an empty reading there rests on
+    # the rules' measures alone.
+    grid = handed({}, 0.0)
+    sure = TileReader(second=CoverDoubting(False)).read(grid).cells()
+    doubted = TileReader(second=CoverDoubting(True)).read(grid).cells()
+    assert {c for c, r in doubted.items() if r.state is CellState.EMPTY} == \
+        {c for c, r in sure.items() if r.state is CellState.EMPTY}
+    capped = [c for c, r in sure.items() if r.state is CellState.EMPTY and r.confidence > LIGHT_ONLY_EMPTY]
+    assert capped and all(doubted[c].confidence == pytest.approx(LIGHT_ONLY_EMPTY) for c in capped)

@@ -58,7 +58,11 @@ def test_with_the_markers_hues_no_tile_under_the_arm_reads_sure_and_the_paper_in
     assert not any(surely_empty(cells[c]) for c in TILES if c in under)
     assert sum(surely_empty(cells[c]) for c in under) <= len(under) // 5      # the band's rim shows paper beside it
     free = [c for c in CELLS if c not in under and c not in TILES]
-    assert sum(surely_empty(plain[c]) for c in free) >= len(free) - 2
+    # (Paper right beside the arm, where the second opinion gives something covering it its due, is too unsure to take
+    # a tile off: here the four cells at the band's end, I3, J3, I7 and J7.)
+    away = [c for c in free if all(max(abs(c.row - u.row), abs(c.col - u.col)) > 1 for u in under)]
+    assert sum(surely_empty(plain[c]) for c in away) >= len(away) - 2
+    assert sum(surely_empty(plain[c]) for c in free) >= len(free) - 4
     assert all(surely_empty(cells[c]) for c in free if surely_empty(plain[c]))
     assert cells[Cell.parse("B2")].label() == "red new"
 

@@ -100,6 +100,9 @@ class Opinion:
     red: np.ndarray
     arms: np.ndarray
     covered: np.ndarray
+    #: Some view asked gave ``COVERED_MAX`` or more to something covering the cell (of the views asked: a cell asked
+    #: only whether it is covered mostly leaves after the first); None: not told.
+    doubt: np.ndarray | None = None
 
 
 class SecondOpinion:
@@ -150,6 +153,7 @@ class SecondOpinion:
         samples = features(norm, px_per_cell, margin_px, cells)
         n = len(samples)
         lo, hi = np.ones((n, 7), np.float32), np.zeros((n, 7), np.float32)
+        doubt = np.zeros(n, bool)
         live = np.arange(n)
         for net in range(len(self.nets)):
             for k in range(4):
@@ -157,6 +161,7 @@ class SecondOpinion:
                     break
                 p = self._view(samples[live], net, k)
                 low, high = np.minimum(lo[live], p), np.maximum(hi[live], p)
+                doubt[live] |= p[:, 6] >= COVERED_MAX
                 lo[live], hi[live] = low, high
                 # Still sure, with nothing over it, of an empty cell, or of a tile and all it is (each output yes in
                 # every view so far, or no); or covered in every view so far.
@@ -182,7 +187,7 @@ class SecondOpinion:
         uncovered = hi[:, 6] < COVERED_MAX
         sure_tile = tile & decided.all(axis=1) & (arms > 0)
         sure = uncovered & (no[:, 0] | sure_tile)
-        return Opinion(sure, sure & tile, yes[:, 1], arms.astype(np.int64), lo[:, 6] > COVERED_SURE)
+        return Opinion(sure, sure & tile, yes[:, 1], arms.astype(np.int64), lo[:, 6] > COVERED_SURE, doubt)
 
     def _in_every_view(self, samples: np.ndarray, holds) -> np.ndarray:
         """Whether ``holds(probabilities, cells)`` is true of each of ``samples`` in every view (each network, each
@@ -230,7 +235,8 @@ def second_opinion() -> SecondOpinion | None:
 def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, state: np.ndarray, arms: np.ndarray,
           red: np.ndarray, eligible: np.ndarray, may_be: np.ndarray, hand_seen: bool | np.ndarray,
           not_blank: np.ndarray, pale: np.ndarray, doubted: np.ndarray | None = None,
-          not_wave: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+          not_wave: np.ndarray | None = None, cover_doubt: np.ndarray | None = None,
+          doubt_only: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Give the unreadable (``state`` 2) ``eligible`` cells the network's sure readings, in place (``state`` 0 empty,
     1 tile, with ``arms`` and ``red``), each only where the rules saw nothing against it:
 
@@ -250,9 +256,14 @@ def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, stat
     network sees covered is made unreadable. A cell they read that is ``doubted`` (read on evidence a hand could give
     as well) stands only where the network sees it uncovered as surely as it must to read a cell itself
     (``SecondOpinion.uncovered``); otherwise it is made unreadable too (not said covered).
+    ``cover_doubt`` (100 bool, filled in place if given): the cells the rules read, asked where they see a hand, that
+    some view asked gave ``COVERED_MAX`` or more to something covering them: the bar past which the network reads no
+    cell itself, so not surely uncovered (an empty reading there is paper by the rules' measures alone). ``doubt_only``
+    (100 bool): cells the rules read, asked only for ``cover_doubt`` (never made unreadable, covered).
     Returns which cells it read, and which it found covered."""
     unread = (state == 2) & eligible
-    asked = np.flatnonzero(unread | ((state != 2) & hand_seen))
+    only_doubt = np.zeros(len(state), bool) if doubt_only is None else doubt_only & (state != 2)
+    asked = np.flatnonzero(unread | ((state != 2) & hand_seen) | only_doubt)
     taken, covered = np.zeros(len(state), bool), np.zeros(len(state), bool)
     unconfirmed = np.zeros(len(state), bool)
     if doubted is not None and (doubted & (state != 2)).any():
@@ -263,7 +274,9 @@ def amend(opinion: SecondOpinion, norm: np.ndarray, geometry: GridGeometry, stat
         return taken, covered
     said = opinion.read(norm, geometry.px_per_cell, geometry.margin_px, asked, only_cover=~unread[asked],
                         kinds=may_be[:, asked])
-    covered[asked[said.covered & (state[asked] != 2)]] = True
+    covered[asked[said.covered & (state[asked] != 2) & ~only_doubt[asked]]] = True
+    if cover_doubt is not None and said.doubt is not None:
+        cover_doubt[asked[said.doubt & (state[asked] != 2)]] = True
     kind = np.where(said.tile, np.where(said.red, 1, 2), 0)
     blank = (said.arms[:, None] & np.array([1, 2, 4, 8])) == 0
     against = not_blank[asked] | (said.red[:, None] & pale[asked])

@@ -1061,6 +1061,10 @@ class TileReader:
         whole = wanted is None              # a whole read: its unreadable cells' causes are named too
         wanted = np.ones(100, bool) if whole else wanted
         asked = (over.any() | flat | lifted | glare_paper) & wanted
+        # Where the rules see no hand, a hand they do not see (pale skin, smeared) shows as cells left unreadable: paper
+        # read beside one is asked too whether something covers it, only to doubt it (``amend``'s ``cover_doubt``): a
+        # glare spot beside it can look covered to the networks (seed 67 frame 107 B7), so it is not made unreadable.
+        doubt_only = (state == 0) & around(state == 2) & wanted & ~asked
         # A tile read by its relief in a sheen may be a pale finger's lit skin over its own dark edge or shadow (seed
         # 103 frame 126 A4: an empty cell under a finger, relief 1.3 of a tile's): it stands only where the second
         # opinion sees the cell uncovered, as for paper by a shadow's edge.
@@ -1079,11 +1083,12 @@ class TileReader:
         if self.off_hue is not None:
             off = self.off_hue.ravel()
             not_wave = off[:, None] & facing(off & (state == 2)) & ~outer_wave
+        cover_doubt = np.zeros(100, bool)
         second, covered = (amend(self.second, norm, self.geometry, state, arms, red, eligible, np.stack([
             ~glare_seen & unglared,
             tile_may & ~(hue_sure & ~hue_red) & ~(dots_black & dots_deny),
             tile_may & ~(hue_sure & hue_red) & ~(dots_red & dots_deny)]),
-            asked, hand_on | outer_wave, pale, edged | by_relief | rimmed, not_wave)
+            asked, hand_on | outer_wave, pale, edged | by_relief | rimmed, not_wave, cover_doubt, doubt_only)
             if self.second is not None else (np.zeros(100, bool),) * 2)
         rimmed &= state == 0                # now: the cells it saw clear of a hand; the rest stay covered
         occluded |= covered | (over & ~rimmed & ~beside)
@@ -1211,6 +1216,11 @@ class TileReader:
         if self.off_hue is not None:
             # Not the hue of the board's paper where it lies: something paper-pale over it (``off_paper_hue``).
             empty_conf = np.where(self.off_hue, np.minimum(empty_conf, LIGHT_ONLY_EMPTY), empty_conf)
+        # Where the rules see a hand, or beside a cell left unreadable, paper the second opinion does not see uncovered
+        # as surely as it must to read a cell itself (a view gave ``COVERED_MAX`` to something covering it) is paper by
+        # the rules' measures alone: a hand of pale skin, whole over a tile, is lit and shaped like paper to them.
+        # Empty, too unsure to take a tile off (``vision.stabiliser.GONE_CONFIDENCE_MIN``).
+        empty_conf = np.where(cover_doubt, np.minimum(empty_conf, LIGHT_ONLY_EMPTY), empty_conf)
         # Paper shows the printed grid line at its borders with other paper: a cell read as clean paper that shows none
         # where the board's lines stand clear of the noise is paper by its light alone (a hand of pale skin over a tile
         # reads clean), too unsure to take a tile off (``vision.gridlines``). Measured only where a cell wanted asks it.
