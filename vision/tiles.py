@@ -535,30 +535,18 @@ class TileReader:
         on_rim = (ix == 0) | (ix == 2 * reach) | (iy == 0) | (iy == 2 * reach)
         return cx.astype(np.float32), cy.astype(np.float32), np.where(on_rim, -1.0, peak)
 
-    def _linear_template(self, grey: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``grey`` (uint8) in linear light (float32), and the hub's template response to it, over the bounding box of
-        ``cells`` (100, bool) and a cell round it (further than the template and the centres' search reach); zero
-        elsewhere."""
+    def _template_in(self, image: np.ndarray, cells: np.ndarray, light) -> tuple[np.ndarray, np.ndarray]:
+        """``light`` of ``image`` (float32: linear light, log light), and the hub's template response to it, over the
+        bounding box of ``cells`` (100, bool) and a cell round it (further than the template and the centres' search
+        reach); zero elsewhere."""
         p, m = self.geometry.px_per_cell, self.geometry.margin_px
         rows, cols = np.divmod(np.flatnonzero(cells), 10)
-        y0, y1 = max(m + (rows.min() - 1) * p, 0), min(m + (rows.max() + 2) * p, grey.shape[0])
-        x0, x1 = max(m + (cols.min() - 1) * p, 0), min(m + (cols.max() + 2) * p, grey.shape[1])
-        lin, response = np.zeros(grey.shape, np.float32), np.zeros(grey.shape, np.float32)
-        lin[y0:y1, x0:x1] = LINEAR[grey[y0:y1, x0:x1]]
-        response[y0:y1, x0:x1] = self._hub_response(lin[y0:y1, x0:x1])
-        return lin, response
-
-    def _log_template(self, lo: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``lo`` (the darkest channel over the paper white) in log light (float32), and the hub's template response
-        to it, over the bounding box of ``cells`` (100, bool) and a cell round it; zero elsewhere."""
-        p, m = self.geometry.px_per_cell, self.geometry.margin_px
-        rows, cols = np.divmod(np.flatnonzero(cells), 10)
-        y0, y1 = max(m + (rows.min() - 1) * p, 0), min(m + (rows.max() + 2) * p, lo.shape[0])
-        x0, x1 = max(m + (cols.min() - 1) * p, 0), min(m + (cols.max() + 2) * p, lo.shape[1])
-        logl, response = np.zeros(lo.shape, np.float32), np.zeros(lo.shape, np.float32)
-        logl[y0:y1, x0:x1] = cv2.log(cv2.max(lo[y0:y1, x0:x1], LOG_FLOOR))
-        response[y0:y1, x0:x1] = self._hub_response(logl[y0:y1, x0:x1])
-        return logl, response
+        y0, y1 = max(m + (rows.min() - 1) * p, 0), min(m + (rows.max() + 2) * p, image.shape[0])
+        x0, x1 = max(m + (cols.min() - 1) * p, 0), min(m + (cols.max() + 2) * p, image.shape[1])
+        lit, response = np.zeros(image.shape, np.float32), np.zeros(image.shape, np.float32)
+        lit[y0:y1, x0:x1] = light(image[y0:y1, x0:x1])
+        response[y0:y1, x0:x1] = self._hub_response(lit[y0:y1, x0:x1])
+        return lit, response
 
     def _angles(self, cream: np.ndarray, cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
         """Each tile's turn in radians, from the 4-fold symmetric mean of its edge directions."""
@@ -640,7 +628,7 @@ class TileReader:
         recentred = ((light >= SHEEN_LIGHT) & (middle_washed == 0)
                      & (peak.ravel() <= self.model.hub_contrast_min) & (middle_body > self.model.occupied_min))
         if recentred.any():
-            lin_grey, response = self._linear_template(lowest, recentred)
+            lin_grey, response = self._template_in(lowest, recentred, lambda grey: LINEAR[grey])
             lx, ly, lpeak = self._centres(response)
             # (Only where it finds a tile's relief there, as a tile in a sheen is read by below, and the two places
             # differ by more than the template's own play: elsewhere the sheen did not move it.)
@@ -661,7 +649,8 @@ class TileReader:
         reshaded = (in_shadow & ~recentred & (middle_washed == 0) & (cell_other.ravel() <= mdl.other_max)
                     & (peak.ravel() <= mdl.hub_contrast_min) & (middle_body > mdl.occupied_min))
         if reshaded.any():
-            log_lo, response = self._log_template(self._lo, reshaded)
+            log_lo, response = self._template_in(self._lo, reshaded,
+                                                   lambda lo: cv2.log(cv2.max(lo, LOG_FLOOR)))
             sx, sy, speak = self._centres(response)
             reshaded &= speak.ravel() >= SHADE_RATIO_MIN * TILE_LOG_RATIO
             if reshaded.any():
