@@ -226,3 +226,17 @@ def test_a_sheen_may_carry_a_red_body_past_black_s_hue_yet_its_four_dots_still_s
             black = sheen(grid_image({e5: face(Colour.BLACK, arms)}), cx + dx * P, cy + 0.5 * dx * P, strength,
                           sigma * P, 0.3)
             assert not TileReader().read(black).cells()[e5].label().startswith("red"), (strength, dx, sigma, arms)
+
+
+def test_a_tile_in_a_sheen_that_lifts_its_ink_to_paper_white_is_never_read_empty():
+    # A strong sheen over a dim diffuse light (0.3) lifts a tile's ink near the paper's white: divided by the lifted
+    # white it shows no ink and no glare, yet unclipped it keeps its relief in linear light. It may be unreadable, never
+    # empty; paper under the same sheen still reads empty.
+    e5 = Cell.parse("E5")
+    cx, cy = centre(e5)
+    for strength, dx, sigma in ((0.6, 0.0, 0.8), (0.7, 0.0, 0.8), (0.7, 0.4, 1.5), (0.7, 0.0, 2.0)):
+        x, y, s = cx + dx * P, cy + 0.5 * dx * P, sigma * P
+        for colour, arms in ((Colour.RED, "new"), (Colour.RED, "ns"), (Colour.BLACK, "ns"), (Colour.BLACK, "nesw")):
+            tile = sheen(grid_image({e5: face(colour, arms)}), x, y, strength, s, 0.3)
+            assert TileReader().read(tile).cells()[e5].state is not CellState.EMPTY, (colour, arms, strength, dx, sigma)
+        assert TileReader().read(sheen(grid_image({}), x, y, strength, s, 0.3)).cells()[e5].state is CellState.EMPTY

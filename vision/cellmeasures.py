@@ -453,3 +453,32 @@ def paper_by_its_light(spreads: np.ndarray, faint: np.ndarray, tinged: np.ndarra
         even |= (edge_fit < plane) & (tinged == 0)
     shaded = (even | (uneven < plane)) & (light < FLAT_LIGHT_MAX)
     return shaded | ((uneven < model.bright_plane_max) & (light < BRIGHT_FLAT_LIGHT_MAX))
+
+
+#: A tile's body ink covers much of its middle (the body between its hub and its arms), so in a sheen, where it is not
+#: clipped, a broad share of the middle dips below the cream within a square of ``GLARE_CLOSE`` by the tile's relief;
+#: paper's light dips there by its texture's and the picture's noise alone, in a few pixels. ``ink_dips`` takes the dip
+#: this share of the middle's pixels reach (robust to noise, which a top quantile is not).
+INK_DIP_SHARE = 0.15
+
+
+def ink_dips(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray) -> np.ndarray:
+    """(100,) for the ``cells`` ((100,) bool) how far ``INK_DIP_SHARE`` of each middle's pixels dip below the light
+    round them (linear light, ``dark`` the grid image's darkest channel smoothed over ``RELIEF_BOX``, closed by a
+    square ``GLARE_CLOSE`` of a cell wide); other cells 0. A sheen adds light alike to a tile's cream and its ink, so
+    where neither clips the tile's ink dips so by its relief under the diffuse light, however bright the sheen."""
+    out = np.zeros(100, np.float32)
+    idx = np.flatnonzero(cells)
+    if idx.size == 0:
+        return out
+    p, m = geometry.px_per_cell, geometry.margin_px
+    k = max(3, int(round(RELIEF_BOX * p)) | 1)
+    s = int(round(GLARE_CLOSE * p)) | 1
+    top, left = m + (idx // 10) * p, m + (idx % 10) * p
+    y0, x0 = max(0, int(top.min()) - s - k), max(0, int(left.min()) - s - k)
+    light = LINEAR[cv2.blur(dark[y0:int(top.max()) + p + s + k, x0:int(left.max()) + p + s + k], (k, k))]
+    dips = cv2.morphologyEx(light, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (s, s)))
+    lo, hi = int(round(MIDDLE[0] * p)), int(round(MIDDLE[1] * p))
+    n = hi - lo
+    out[idx] = _ranked(dips, top - y0 + lo, left - x0 + lo, n, n * n - 1 - int(INK_DIP_SHARE * n * n))
+    return out
