@@ -364,6 +364,22 @@ def _ranked(image: np.ndarray, rows: np.ndarray, cols: np.ndarray, n: int, k: in
     return np.partition(squares, k, axis=1)[:, k]
 
 
+def _light_and_dips(dark: np.ndarray, geometry: GridGeometry,
+                    idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``dark`` (uint8) smoothed over ``RELIEF_BOX`` in linear light, and how far it dips below the light round it (a
+    black-hat of a square ``GLARE_CLOSE`` of a cell wide), over only the part of the picture the cells ``idx``
+    (indices) need (the box, the closing and a light's change a pixel reach this far round each); with each cell's top
+    and left in that part."""
+    p, m = geometry.px_per_cell, geometry.margin_px
+    k = max(3, int(round(RELIEF_BOX * p)) | 1)
+    s = int(round(GLARE_CLOSE * p)) | 1
+    top, left = m + (idx // 10) * p, m + (idx % 10) * p
+    y0, x0 = max(0, int(top.min()) - s - k), max(0, int(left.min()) - s - k)
+    light = LINEAR[cv2.blur(dark[y0:int(top.max()) + p + s + k, x0:int(left.max()) + p + s + k], (k, k))]
+    dips = cv2.morphologyEx(light, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (s, s)))
+    return light, dips, top - y0, left - x0
+
+
 def paper_in_glare(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray, clip: int,
                    relief: float) -> np.ndarray:
     """(100,) of ``cells`` ((100,) bool: middles clipped in part, ``washed_whole``) those whose middle is paper by the
@@ -386,20 +402,14 @@ def paper_in_glare(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray, 
     idx = np.flatnonzero(cells)
     if idx.size == 0:
         return out
-    p, m = geometry.px_per_cell, geometry.margin_px
-    k = max(3, int(round(RELIEF_BOX * p)) | 1)
-    s = int(round(GLARE_CLOSE * p)) | 1
-    # Only the part of the picture the cells' footprints need (the box, the closing and the change reach this far).
-    top, left = m + (idx // 10) * p, m + (idx % 10) * p
-    y0, x0 = max(0, int(top.min()) - s - k), max(0, int(left.min()) - s - k)
-    light = LINEAR[cv2.blur(dark[y0:int(top.max()) + p + s + k, x0:int(left.max()) + p + s + k], (k, k))]
-    dips = cv2.morphologyEx(light, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (s, s)))
+    p = geometry.px_per_cell
+    light, dips, top, left = _light_and_dips(dark, geometry, idx)
     # The light's change a pixel (Sobel's sums over the 3 x 3 taken to a difference of neighbouring pixels).
     change = np.hypot(cv2.Sobel(light, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(light, cv2.CV_32F, 0, 1, ksize=3)) / 8
     for lo_share, hi_share in (MIDDLE, GLARE_FOOTPRINT):
         lo, hi = int(round(lo_share * p)), int(round(hi_share * p))
         n = hi - lo
-        rows, cols = top - y0 + lo, left - x0 + lo
+        rows, cols = top + lo, left + lo
         q, top_q = int(RELIEF_QUANTILE * n * n), n * n - 1 - int(RELIEF_QUANTILE * n * n)
         deepest, dark_end, steepest = (_ranked(image, rows, cols, n, k)
                                        for image, k in ((dips, top_q), (light, q), (change, top_q)))
@@ -471,14 +481,9 @@ def ink_dips(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray) -> np.
     idx = np.flatnonzero(cells)
     if idx.size == 0:
         return out
-    p, m = geometry.px_per_cell, geometry.margin_px
-    k = max(3, int(round(RELIEF_BOX * p)) | 1)
-    s = int(round(GLARE_CLOSE * p)) | 1
-    top, left = m + (idx // 10) * p, m + (idx % 10) * p
-    y0, x0 = max(0, int(top.min()) - s - k), max(0, int(left.min()) - s - k)
-    light = LINEAR[cv2.blur(dark[y0:int(top.max()) + p + s + k, x0:int(left.max()) + p + s + k], (k, k))]
-    dips = cv2.morphologyEx(light, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (s, s)))
+    p = geometry.px_per_cell
+    _, dips, top, left = _light_and_dips(dark, geometry, idx)
     lo, hi = int(round(MIDDLE[0] * p)), int(round(MIDDLE[1] * p))
     n = hi - lo
-    out[idx] = _ranked(dips, top - y0 + lo, left - x0 + lo, n, n * n - 1 - int(INK_DIP_SHARE * n * n))
+    out[idx] = _ranked(dips, top + lo, left + lo, n, n * n - 1 - int(INK_DIP_SHARE * n * n))
     return out
