@@ -319,14 +319,14 @@ def near_hand(hand: np.ndarray, px_per_cell: int) -> np.ndarray:
     return cv2.dilate(hand.view(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (w, w))) > 0
 
 
-def paper_beside_hand(grid: np.ndarray, geometry: GridGeometry, cells: np.ndarray, hand: np.ndarray,
+def paper_beside_hand(grid: np.ndarray, geometry: GridGeometry, cells: np.ndarray, over: np.ndarray,
                       unexplained: np.ndarray | None, empty_max: float, x: np.ndarray, y: np.ndarray,
                       paper_hues: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """(100,) which of ``cells`` ((100,) bool) show, clear of ``hand`` (the hand-like mask) and a rim of ``HAND_RIM``
-    round it, at least ``SHOWN_MIN`` of their middle, and that part clean paper: under ``empty_max`` of it ink no tile
-    read explains (``unexplained``), and its mean colour in ``grid`` (the raw BGR grid image) the hue of the board's
-    paper where it lies (``paper_hued``: pale skin, which shows no hand-like colour after the light's division, is of
-    another hue). ``x``, ``y``: the cells' centres (grid-image px, by ``Cell.index``).
+    """(100,) which of ``cells`` ((100,) bool) show, clear of ``over`` (the hand-like mask and a rim of ``HAND_RIM``
+    round it: ``near_hand``), at least ``SHOWN_MIN`` of their middle, and that part clean paper: under ``empty_max`` of
+    it ink no tile read explains (``unexplained``), and its mean colour in ``grid`` (the raw BGR grid image) the hue of
+    the board's paper where it lies (``paper_hued``: pale skin, which shows no hand-like colour after the light's
+    division, is of another hue). ``x``, ``y``: the cells' centres (grid-image px, by ``Cell.index``).
 
     A tile is 0.96 of its cell: over any half of the middle it shows its body's dark ink (or red), which is neither
     clean nor the paper's hue, wherever the hand covers the rest. ``unexplained`` None: no ink asked of that part, only
@@ -335,7 +335,6 @@ def paper_beside_hand(grid: np.ndarray, geometry: GridGeometry, cells: np.ndarra
     at = np.flatnonzero(cells)
     if at.size == 0:
         return out
-    over = near_hand(hand, geometry.px_per_cell)
     rows, cols, n = middle_corners(geometry, at)
     means, shown = np.zeros((at.size, 3)), np.zeros(at.size, bool)
     for k, (r, c) in enumerate(zip(rows, cols, strict=True)):
@@ -351,12 +350,11 @@ def paper_beside_hand(grid: np.ndarray, geometry: GridGeometry, cells: np.ndarra
     return _of_paper_hue(at[shown], means[shown], x, y, paper_hues, geometry.size)
 
 
-def clear_spread(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray, hand: np.ndarray) -> np.ndarray:
-    """(len(cells),) how far what shows of the middle of each of ``cells`` (indices), clear of ``hand`` (the hand-like
-    mask) and a rim of ``HAND_RIM`` round it, ranges in ``dark`` (as ``middle_spread``: its bright end over its dark
-    end, robust quantiles, lightly smoothed): paper in a soft shadow near 1, a tile's ink against its cream several
-    times. A middle with nothing clear of the hand ranges without bound (``inf``)."""
-    over = near_hand(hand, geometry.px_per_cell)
+def clear_spread(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray, over: np.ndarray) -> np.ndarray:
+    """(len(cells),) how far what shows of the middle of each of ``cells`` (indices), clear of ``over`` (the hand-like
+    mask and a rim of ``HAND_RIM`` round it: ``near_hand``), ranges in ``dark`` (as ``middle_spread``: its bright end
+    over its dark end, robust quantiles, lightly smoothed): paper in a soft shadow near 1, a tile's ink against its
+    cream several times. A middle with nothing clear of the hand ranges without bound (``inf``)."""
     smooth = cv2.blur(dark, (3, 3))
     rows, cols, n = middle_corners(geometry, cells)
     out = np.full(len(cells), np.inf)
@@ -552,6 +550,19 @@ class TileReader:
         response[y0:y1, x0:x1] = self._hub_response(lit[y0:y1, x0:x1])
         return lit, response
 
+    def _placed(self, cells: np.ndarray, found: tuple[np.ndarray, np.ndarray, np.ndarray],
+                again: tuple[np.ndarray, np.ndarray, np.ndarray], angle: np.ndarray,
+                picture: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Copies of the centres and peaks ``found`` (cx, cy, peak) and of ``angle``, with ``cells`` ((100,) bool) given
+        those found ``again`` in another picture of the light, ``picture``, and their turn measured in it."""
+        at = np.flatnonzero(cells)
+        cx, cy, peak = (a.copy() for a in found)
+        for old, new in zip((cx, cy, peak), again, strict=True):
+            old.ravel()[at] = new.ravel()[at]
+        angle = angle.copy()
+        angle[at] = self._angles(picture, cx.ravel()[at], cy.ravel()[at])
+        return cx, cy, peak, angle
+
     def _angles(self, cream: np.ndarray, cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
         """Each tile's turn in radians, from the 4-fold symmetric mean of its edge directions."""
         # Measured in a patch a little larger than the tile (its outer edges too), then once more in a patch turned
@@ -639,10 +650,7 @@ class TileReader:
             recentred &= ((lpeak.ravel() >= SHEEN_RELIEF_MIN * TILE_RELIEF * float(linear(self.paper_level())))
                           & (np.hypot(lx - cx, ly - cy).ravel() > RECENTRE_MIN * self.geometry.px_per_cell))
             if recentred.any():
-                at = np.flatnonzero(recentred)
-                cx, cy, peak, angle = cx.copy(), cy.copy(), peak.copy(), angle.copy()
-                cx.ravel()[at], cy.ravel()[at], peak.ravel()[at] = lx.ravel()[at], ly.ravel()[at], lpeak.ravel()[at]
-                angle[at] = self._angles(lin_grey, cx.ravel()[at], cy.ravel()[at])
+                cx, cy, peak, angle = self._placed(recentred, (cx, cy, peak), (lx, ly, lpeak), angle, lin_grey)
         # A shadow dims a tile's cream and ink alike: where the white estimate cannot follow it (taken over a cell,
         # smoothed over half of one), the cream levels are crushed toward the body's and the hub's template finds too
         # little, or the lit paper beyond the shadow's edge, on the rim of its reach. Dimming multiplies the light, so
@@ -658,10 +666,7 @@ class TileReader:
             sx, sy, speak = self._centres(response)
             reshaded &= speak.ravel() >= SHADE_RATIO_MIN * TILE_LOG_RATIO
             if reshaded.any():
-                at = np.flatnonzero(reshaded)
-                cx, cy, peak, angle = cx.copy(), cy.copy(), peak.copy(), angle.copy()
-                cx.ravel()[at], cy.ravel()[at], peak.ravel()[at] = sx.ravel()[at], sy.ravel()[at], speak.ravel()[at]
-                angle[at] = self._angles(log_lo, cx.ravel()[at], cy.ravel()[at])
+                cx, cy, peak, angle = self._placed(reshaded, (cx, cy, peak), (sx, sy, speak), angle, log_lo)
         centred = (peak > 0).ravel()
         col = {name: k for k, name in enumerate(self.sampling.regions)}
         # Cream, redness, unclipped light (for ratios shade keeps) in one remap: 4 float channels remap fastest.
@@ -791,6 +796,13 @@ class TileReader:
 
         def dots_fade() -> bool:         # edges wider than a corner dot: blur takes its contrast evenly
             return measured().width > DOT_FADE * self.sampling.tile.dot_diameter * self.tile_px
+
+        rims: list[np.ndarray] = []     # the hand-like mask and its rim (``near_hand``), made once, when first asked
+
+        def hand_rim() -> np.ndarray:
+            if not rims:
+                rims.append(near_hand(other, self.geometry.px_per_cell))
+            return rims[0]
 
         # A cell with little ink in its middle reads no tile by the rules, and its arms say nothing there nor in why it
         # is unread (``why_unread``): they are read as in a sharp picture unless a cell with ink asks the picture's
@@ -946,10 +958,9 @@ class TileReader:
         # only as far as it lies below clipping (a black tile among four tiles under a broad spot a cell away read
         # empty: tests/test_tiles_glare.py).
         glare_paper = np.zeros(100, bool)
-        inked_beside = cv2.dilate(occupied.reshape(10, 10).astype(np.uint8),
-                                  np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], np.uint8)).ravel() > 0
-        if (washed_out & ~inked_beside).any() and not blurred():
-            glare_paper = paper_in_glare(lowest, self.geometry, washed_out & ~inked_beside, WASHED_LEVEL,
+        shaped_by_light = washed_out & ~facing(occupied).any(axis=1)
+        if shaped_by_light.any() and not blurred():
+            glare_paper = paper_in_glare(lowest, self.geometry, shaped_by_light, WASHED_LEVEL,
                                          TILE_RELIEF * float(linear(self.paper_level())))
             washed_out &= ~glare_paper
         unglared = (glare.ravel() < mdl.glare_max) & ~washed_out & (middle_washed == 0)  # no glare, none clipped
@@ -1035,7 +1046,7 @@ class TileReader:
         # It reads empty by what shows of it, too unsure to take a tile off, unless the second opinion sees it covered.
         beside = occluded & ~empty & ~tile_ok & ~lit_beyond & ~misplaced & (cell_other <= PART_COVERED_MAX) & unglared
         if beside.any() and paper_hues is not None:
-            beside = paper_beside_hand(grid, self.geometry, beside, other, unexplained, mdl.empty_max,
+            beside = paper_beside_hand(grid, self.geometry, beside, hand_rim(), unexplained, mdl.empty_max,
                                        self._cx.ravel(), self._cy.ravel(), paper_hues)
         else:
             beside[:] = False
@@ -1132,7 +1143,7 @@ class TileReader:
             x_at, y_at, a_at = cx.ravel()[at], cy.ravel()[at], angle.ravel()[at]
             side_light = np.where(arm_kept[at], lights[at][:, arm_cols].reshape(-1, 2, 4), 0.0).max(axis=1)
             beyond_light = beyond_edges(self._lo, x_at, y_at, a_at, self.tile_px)
-            near = near_hand(other, self.geometry.px_per_cell).astype(np.float32)
+            near = hand_rim().astype(np.float32)
             clear = (self._patches(near, x_at, y_at, a_at).reshape(at.size, -1) < 0.5).astype(np.float32)
             side_clear = (self.sampling.region_means(clear)[:, arm_cols + flank_cols] >= 1.0).reshape(-1, 4, 4).all(
                 axis=1)
@@ -1168,7 +1179,7 @@ class TileReader:
                        & unglared & wanted)
         hand_shade = (state == 2) & unaccounted & ~covered & (cell_other <= PART_COVERED_MAX) & around(over)
         if hand_shade.any() and paper_hues is not None and self.second is not None:
-            hand_shade = paper_beside_hand(grid, self.geometry, hand_shade, other, None, mdl.empty_max,
+            hand_shade = paper_beside_hand(grid, self.geometry, hand_shade, hand_rim(), None, mdl.empty_max,
                                            self._cx.ravel(), self._cy.ravel(), paper_hues)
             if hand_shade.any():
                 at = np.flatnonzero(hand_shade)
@@ -1181,7 +1192,7 @@ class TileReader:
                 # board's white, a lamp's sheen lifting their ink, and a tile in every view, 0.87 at least.)
                 soft = light.ravel()[at] < FLAT_LIGHT_MAX
                 if soft.any():
-                    soft[soft] = clear_spread(self._lo, self.geometry, at[soft], other) < SOFT_SPREAD
+                    soft[soft] = clear_spread(self._lo, self.geometry, at[soft], hand_rim()) < SOFT_SPREAD
                 if soft.any() and blurred():
                     soft[:] = False
                 hand_shade[at] = self.second.no_tile(norm, self.geometry.px_per_cell, self.geometry.margin_px, at,
