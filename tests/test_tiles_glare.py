@@ -1,6 +1,7 @@
 """Glare on tiles: a reflection that washes part of a tile out never turns a blank arm into a wave, an evenly
 over-exposed board (paper and cream clipped, ink dark) still reads, and paper in a lamp's sheen short of clipping reads
-empty by its relief in linear light, which a sheen leaves a tile."""
+empty by its relief in linear light, which a sheen leaves a tile; a cell a spot clips whole shows nothing, and reads
+empty only too unsure to take a tile off."""
 
 import cv2
 import numpy as np
@@ -9,6 +10,7 @@ from tilefaces import M, P, centre, face
 
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.pieces import Colour
+from thoughtwave.synth import Scene, render
 from thoughtwave.synth.camera import line_kernel
 from thoughtwave.vision import tiles
 from thoughtwave.vision.causes import BLUR_WIDTH, sharpness
@@ -16,6 +18,8 @@ from thoughtwave.vision.cellmeasures import LINEAR, middle_relief, paper_in_glar
 from thoughtwave.vision.channels import darkest
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.reading import CellState
+from thoughtwave.vision.recognizer import Recognizer
+from thoughtwave.vision.stabiliser import GONE_CONFIDENCE_MIN
 from thoughtwave.vision.tiles import LIFTED_RELIEF_SHARE, TILE_RELIEF, TileReader
 
 
@@ -240,3 +244,33 @@ def test_a_tile_in_a_sheen_that_lifts_its_ink_to_paper_white_is_never_read_empty
             tile = sheen(grid_image({e5: face(colour, arms)}), x, y, strength, s, 0.3)
             assert TileReader().read(tile).cells()[e5].state is not CellState.EMPTY, (colour, arms, strength, dx, sigma)
         assert TileReader().read(sheen(grid_image({}), x, y, strength, s, 0.3)).cells()[e5].state is CellState.EMPTY
+
+
+def test_a_tile_a_spot_washes_out_to_its_cell_s_last_pixel_is_never_read_empty_surely():
+    # Glare adds light alike to paper and ink, and clipping takes the difference away: where a spot clips a cell whole
+    # (its borders' printed line too), a tile washed out whole looks as paper does. Whatever it is read as, it is never
+    # empty surely enough to take a tile off; paper short of the clip, far from the spot, still reads empty surely.
+    e5, j10 = Cell.parse("E5"), Cell.parse("J10")
+    cx, cy = centre(e5)
+    for strength, sigma in ((400, 1.5), (700, 2.0), (900, 2.0)):
+        for colour, arms in ((Colour.RED, "ns"), (Colour.BLACK, "nesw")):
+            grid = spot(grid_image({e5: face(colour, arms)}), cx, cy, strength, sigma * P)
+            p0 = M + 4 * P
+            assert (darkest(grid)[p0:p0 + P, p0:p0 + P] >= 250).all()          # nothing of the cell shows
+            cells = TileReader().read(grid).cells()
+            assert not (cells[e5].state is CellState.EMPTY and cells[e5].confidence >= GONE_CONFIDENCE_MIN), (
+                strength, sigma, colour, arms)
+            assert cells[j10].state is CellState.EMPTY and cells[j10].confidence >= GONE_CONFIDENCE_MIN
+
+
+def test_the_flat_bench_s_over_exposed_board_reads_its_washed_red_tiles_empty_too_unsure_to_take_them_off():
+    # Flat bench 'hard' seed 800007: a strong spot over an over-exposed board clips red tiles at G2 and H2 to their
+    # cells' last pixels (253-255 in every channel), as the paper round them.
+    scene = Scene.random(800007, level="hard")
+    frame, truth = render(scene)
+    reading = Recognizer().read(frame)
+    for name in ("G2", "H2"):
+        cell = Cell.parse(name)
+        assert cell in truth.tiles
+        got = reading.get(cell)
+        assert not (got.state is CellState.EMPTY and got.confidence >= GONE_CONFIDENCE_MIN), (name, got)

@@ -1250,6 +1250,15 @@ class TileReader:
             no_line, lines = unlined(grid, self.geometry, (state == 0) & ~hued & ~glare_paper & ~beside & ~hand_shade
                                      & ~shade_paper)
             empty_conf = np.where(no_line, np.minimum(empty_conf, LIGHT_ONLY_EMPTY), empty_conf)
+        # A cell every pixel of which, its borders' printed line too, is washed out shows nothing: glare adds light
+        # alike to paper and to a tile's ink, and clipping takes away the difference that is left, so a tile there whose
+        # ink the light lifts past the sensor's last levels looks as paper does, and how far above them it is lit cannot
+        # be measured in the cell (flat bench seed 800007 'hard', an over-exposed board: red tiles at G2 and H2, every
+        # pixel 253-255, read empty at 1.00). Paper there is read by what a cell usually holds, not by what shows:
+        # empty, too unsure to take a tile off (``vision.stabiliser.GONE_CONFIDENCE_MIN``).
+        if (middle_washed >= 1.0).any():        # most frames clip no middle whole
+            blind = cell_shares(clipped, self.geometry, 0.0, 1.0) >= 1.0
+            empty_conf = np.where(blind, np.minimum(empty_conf, LIGHT_ONLY_EMPTY), empty_conf)
         tile_conf = np.clip(np.minimum.reduce([arm_margin, np.minimum(hue_margin, 1), np.clip(dot_margin, 0, 1),
                                                1 - residual / mdl.residual_max]), 0, 1)
         confidence = np.where(second, SECOND_CONFIDENCE,
