@@ -355,3 +355,23 @@ def test_a_black_tiles_wave_end_in_a_shadow_in_a_hazy_picture_is_doubt(blur, off
     got = TileReader().read(hazy("esw")).cells()[tile]
     assert got.state is CellState.UNREADABLE or got.label() == "black esw"
     assert TileReader().read(hazy("ew")).cells()[tile].label() == "black ew"   # a blank side in the same shadow
+
+
+@pytest.mark.parametrize("gap", [0.18, 0.25])
+def test_a_blank_side_beside_a_hand_clear_of_its_edge_is_read_and_skin_at_the_edge_is_doubt(gap):
+    # A wave runs to the middle of its side's edge, so a finger over its end crosses that edge where the wave would end,
+    # as skin or, in its own shade, as dark as over the side. A hand whose skin stops short of the edge, paper in its
+    # shadow between (lit more than ink), hides no wave's end: the blank side is read (the second opinion reading it
+    # blank too). The same hand with its skin reaching over the edge's strip is doubt.
+    tile = Cell.parse("E5")
+    x, y = (int(round(v)) for v in centre(tile))
+    edge = x + int(round(TILE.size * P / 2)) + 1
+
+    def beside_a_hand(reach: int) -> np.ndarray:
+        grid = grid_image({tile: face(Colour.BLACK, "w")})
+        cv2.rectangle(grid, (edge, y - P), (x + 3 * P, y + P), (90,) * 3, -1)                   # the hand's shadow
+        cv2.rectangle(grid, (reach, y - 2 * P), (x + 3 * P, y + 2 * P), (120, 150, 200), -1)    # the hand
+        return grid
+
+    assert TileReader().read(beside_a_hand(edge + int(gap * P))).cells()[tile].label() == "black w"
+    assert TileReader().read(beside_a_hand(edge + 1)).cells()[tile].state is CellState.UNREADABLE

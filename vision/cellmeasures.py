@@ -148,6 +148,10 @@ def footprints(tiles: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.ndar
 #: Where ``beyond_edges`` looks: across each side from this share of a tile from its centre to the next, along the
 #: middle of the side (where a wave leaves the tile) this share either way.
 BEYOND_ACROSS, BEYOND_ALONG = (0.62, 0.75), 0.17
+#: The strip right outside a side's edge where its wave would end (``at_edges``): from the edge out (tile edges from the
+#: centre; a tenth of a tile, short of the next cell's middle however the tiles lie), as wide as the wave band (0.30 of
+#: the edge) either side of the side's middle, in this many columns along it.
+EDGE_STRIP, EDGE_ALONG, EDGE_COLUMNS = (0.5, 0.6), 0.15, 7
 
 
 def beyond_edges(mask: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.ndarray, tile_px: float) -> np.ndarray:
@@ -160,6 +164,18 @@ def beyond_edges(mask: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.nda
     u = np.stack([a, b, a, -b]) * tile_px
     v = np.stack([-b, a, b, a]) * tile_px
     return in_tile_frames(mask.astype(np.float32), cx, cy, angle, u, v).mean(axis=(2, 3))
+
+
+def at_edges(image: np.ndarray, cx: np.ndarray, cy: np.ndarray, angle: np.ndarray, tile_px: float) -> np.ndarray:
+    """(n, 4, ``EDGE_COLUMNS``) ``image`` (one channel) on the strip right outside the middle of each tile's sides (n,
+    e, s, w: from the edge ``EDGE_STRIP`` out, as wide as the wave band), each column across it averaged: what crosses
+    a side's edge where its wave would end, column by column along it."""
+    along = np.linspace(-EDGE_ALONG, EDGE_ALONG, EDGE_COLUMNS)
+    a, b = (g.ravel() for g in np.meshgrid(along, np.linspace(*EDGE_STRIP, 3)))
+    # (u east, v south) of the samples past n, e, s, w: (4, 3 across, columns) each
+    u = (np.stack([a, b, a, -b]) * tile_px).reshape(4, 3, EDGE_COLUMNS)
+    v = (np.stack([-b, a, b, a]) * tile_px).reshape(4, 3, EDGE_COLUMNS)
+    return in_tile_frames(image.astype(np.float32, copy=False), cx, cy, angle, u, v).mean(axis=2)[..., 0]
 
 
 def cell_shade(luma: np.ndarray, geometry: GridGeometry) -> tuple[np.ndarray, np.ndarray]:

@@ -65,6 +65,7 @@ from thoughtwave.vision.cellmeasures import (
     MIDDLE,
     SPREAD_QUANTILE,
     around,
+    at_edges,
     beyond_edges,
     cell_shade,
     cell_shares,
@@ -1142,15 +1143,24 @@ class TileReader:
             sides = (blank & beyond & (facing(cell_other.ravel() > 0) | facing((state == 2) | beside)))[at]
             x_at, y_at, a_at = cx.ravel()[at], cy.ravel()[at], angle.ravel()[at]
             side_light = np.where(arm_kept[at], lights[at][:, arm_cols].reshape(-1, 2, 4), 0.0).max(axis=1)
-            beyond_light = beyond_edges(self._lo, x_at, y_at, a_at, self.tile_px)
             near = hand_rim().astype(np.float32)
             clear = (self._patches(near, x_at, y_at, a_at).reshape(at.size, -1) < 0.5).astype(np.float32)
             side_clear = (self.sampling.region_means(clear)[:, arm_cols + flank_cols] >= 1.0).reshape(-1, 4, 4).all(
                 axis=1)
             hand_beyond = beyond_edges(other, x_at, y_at, a_at, self.tile_px)
-            refused = sides & (~side_clear | (hand_beyond >= HAND_ON_SIDE)
-                               | (side_light > LIT_ALIKE * lights[at][:, [col["body"]]])
-                               | (beyond_light <= LIT_ALIKE * side_light))
+            beyond_light = beyond_edges(self._lo, x_at, y_at, a_at, self.tile_px)
+            # A wave runs to the middle of its side's edge: a finger over its end crosses that edge there, on its way to
+            # the hand, as skin (hand-like) or, in its own shade, as dark as over the side. The side's own ink ends at
+            # the edge, and paper or a shadow's paper past it is lit more than ink. So a side is clear where, column by
+            # column along the strip right outside its edge's middle (``at_edges``: as wide as the wave band), nothing
+            # hand-like shows and the light stays above the side's by ``LIT_ALIKE`` (a hand further off, however near,
+            # covers no wave's end); or where, just beyond that, the dark that set the doubt shows neither (as before).
+            on_side = ~side_clear | (side_light > LIT_ALIKE * lights[at][:, [col["body"]]])
+            past = (hand_beyond >= HAND_ON_SIDE) | (beyond_light <= LIT_ALIKE * side_light)
+            if (sides & ~on_side & past).any():     # (measured only where it may clear a side)
+                past &= ((at_edges(other, x_at, y_at, a_at, self.tile_px).max(axis=2) >= HAND_ON_SIDE)
+                         | (at_edges(self._lo, x_at, y_at, a_at, self.tile_px).min(axis=2) <= LIT_ALIKE * side_light))
+            refused = sides & (on_side | past)
             at, sides = at[~refused.any(axis=1)], sides[~refused.any(axis=1)]
             if at.size:
                 at = at[self.second.blank(norm, self.geometry.px_per_cell, self.geometry.margin_px, at, sides,
