@@ -274,3 +274,24 @@ def test_the_flat_bench_s_over_exposed_board_reads_its_washed_red_tiles_empty_to
         assert cell in truth.tiles
         got = reading.get(cell)
         assert not (got.state is CellState.EMPTY and got.confidence >= GONE_CONFIDENCE_MIN), (name, got)
+
+
+def test_in_a_sloped_sheen_an_arm_in_doubt_is_read_against_its_flanks_in_linear_light():
+    """A lamp's sheen a cell off a tile lifts it with a slope: divided by the lifted white, a blank side on the bright
+    side stands halfway to cream against the body's mean, and a wave's cream crowds its flanks at the cream level's
+    ceiling, so an arm is in doubt. A sheen adds light alike to cream and ink: in linear light a half's difference to
+    its flanks (at the same distance from the hub on either side, so the slope cancels) stands at the hub's own relief
+    for a wave and at none for a blank side, and the tile reads. Elsewhere under such sheens a tile is never read as
+    another."""
+    e5 = Cell.parse("E5")
+    cx, cy = centre(e5)
+    for colour, arms, strength, sigma, dx, light, (ux, uy) in (
+            (Colour.BLACK, "ns", 0.4, 0.6, 0.8, 0.6, (1, 0)), (Colour.BLACK, "e", 0.4, 0.6, 0.8, 0.6, (0, 1)),
+            (Colour.RED, "ew", 0.4, 0.6, 0.8, 0.3, (1, 0)), (Colour.RED, "nw", 0.8, 0.6, 1.2, 0.6, (0, 1))):
+        grid = sheen(grid_image({e5: face(colour, arms)}), cx + dx * P * ux, cy + dx * P * uy, strength, sigma * P,
+                     light)
+        assert TileReader().read(grid).cells()[e5].label() == f"{colour.value} {arms}", (colour, arms)
+    for colour, arms in ((Colour.BLACK, "sw"), (Colour.RED, "nes"), (Colour.BLACK, "e")):
+        for strength, sigma, dx in ((0.2, 0.6, 0.5), (0.4, 1.0, 0.8), (0.8, 1.5, 1.2)):
+            grid = sheen(grid_image({e5: face(colour, arms)}), cx + dx * P, cy + 0.5 * dx * P, strength, sigma * P, 0.3)
+            assert TileReader().read(grid).cells()[e5].label() in (f"{colour.value} {arms}", "unreadable")

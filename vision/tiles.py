@@ -179,6 +179,15 @@ RED_INK_SIDE = 0.5
 #: the lift: at least this (seed 101: unclipped sheen tiles left unreadable 0.77-1.27 but for two of 23; cells left
 #: unreadable for want of contrast, blurred or shaded, not in a sheen: 0.55 at most; tiles read: 5th percentile 0.78).
 SHEEN_RELIEF_MIN = 0.65
+#: Under a lamp's light, a tile's arm half left in doubt is read by its difference to its flanks in linear light, as a
+#: share of the hub's relief over the body (``TileReader.read``), where that relief is within these shares of a tile's
+#: at the board's paper light (nothing clips the hub, no shade dims the tile; glare-lit tiles of the tuning sets with
+#: hub and body unclipped: median 1.17, 1st percentile 0.79), ``LIN_SEEN`` of each region's samples lie below
+#: ``SHEEN_TOP`` and were not masked, and each of the tile's eight halves so measured lies this far (x2) from a half:
+#: at 0.25 of the relief or less, or 0.75 or more. (Glare-lit tiles of the 92 tuning frames with a tile named glare left
+#: unread, all eight halves measured: 132 of 160 so clear, their 1056 halves on the wrong side for 3, all on one tile
+#: placed off its print that the light-divided levels read the same way; halves read so: 34 on 22 tiles, none wrong.)
+GLARE_RELIEF, LIN_SEEN, GLARE_ARM_MARGIN = (0.75, 1.5), 0.9, 0.5
 #: A tile in a sheen is placed by its template in linear light where that place is this far (a share of a cell) from
 #: the one found in the light-divided picture.
 RECENTRE_MIN = 0.1
@@ -765,6 +774,7 @@ class TileReader:
         hand_on = (self.sampling.region_means(flat[..., 3])[:, arm_cols + flank_cols] > HAND_ON_SIDE).reshape(
             100, 4, 4).any(axis=1)
         arm_levels = ((means[:, arm_cols] - body_level[:, None]) / scale).reshape(100, 2, 4)
+        against_body = arm_levels
         # The same against the body right beside each half: where the two disagree about wave or blank (a glare spot
         # lifting a blank arm with its flanks), the half is in doubt.
         local = ((means[:, arm_cols] - means[:, flank_cols]) / scale).reshape(100, 2, 4)
@@ -779,6 +789,50 @@ class TileReader:
         arm_kept = kept[:, arm_cols].reshape(100, 2, 4) & kept[:, flank_cols].reshape(100, 2, 4)
         lit[:, 0] &= ~(arm_kept[:, 1] & ~lit[:, 1] & (arm_levels[:, 1] < 0.5 - mdl.arm_margin / 2))
         arm_levels = np.where((arm_levels < 0.5) & lit, 0.5, arm_levels)
+        # A lamp's light (a sheen, or glare seen in the cell) adds light alike to a tile's cream and its ink, lifted
+        # with a slope across the tile: divided by the lifted white, the cream levels crowd toward their ceiling, so a
+        # wave stands out of its flanks by too little, and against the body's mean a blank arm on the slope's bright
+        # side stands halfway to cream. In linear light, where nothing nears clipping, an added light cancels in the
+        # difference of a half and its flanks (the body either side of it, at the same distance from the hub: the
+        # slope cancels too), which stands at the hub's own relief over the body for a wave and at none for a blank
+        # side. So a half left in doubt here is read by that difference, where the hub's relief is a tile's at the
+        # board's paper light (nothing clips it, no shade dims it), every half of the tile says wave or blank so by
+        # ``GLARE_ARM_MARGIN`` (below), and the half's level against the body does not say the other (or is in doubt
+        # itself). Not in shade nor where anything hand-like shows in the cell: neither adds light. A half read before
+        # is never changed, and every later test of a tile still applies (residual, colour, a hand beside it).
+        in_doubt = np.abs(arm_levels - 0.5) * 2 <= mdl.arm_margin
+        flank_read = np.zeros(0, int)       # tiles with a half read so, their samples' linear light and which count
+        lamp_lit = (((light.ravel() >= SHEEN_LIGHT) | glare_seen | (glare.ravel() > mdl.glare_max))
+                    & in_doubt.any(axis=(1, 2)) & (middle_body > mdl.occupied_min) & centred & ~in_shadow.ravel()
+                    & (cell_other.ravel() == 0))
+        if lamp_lit.any():
+            at = np.flatnonzero(lamp_lit)
+            grey = self._patches(lowest.astype(np.float32), cx.ravel()[at], cy.ravel()[at], angle.ravel()[at])
+            grey = grey.reshape(at.size, -1)
+            lin_seen = ((grey < SHEEN_TOP) & (valid[at] > 0)).astype(np.float32)
+            lin_share = self.sampling.region_means(lin_seen)
+            lin_px = LINEAR[np.clip(np.rint(grey), 0, 255).astype(np.uint8)]
+            lin = self.sampling.region_means(lin_px * lin_seen) / np.maximum(lin_share, 1e-3)
+            hub_relief = lin[:, col["hub"]] - lin[:, col["body"]]
+            paper_relief = TILE_RELIEF * float(linear(self.paper_level()))
+            measurable = ((lin_share[:, [col["hub"], col["body"]]] >= LIN_SEEN).all(axis=1)
+                          & (hub_relief >= GLARE_RELIEF[0] * paper_relief)
+                          & (hub_relief <= GLARE_RELIEF[1] * paper_relief))[:, None, None]
+            measurable = measurable & (np.minimum(lin_share[:, arm_cols], lin_share[:, flank_cols]).reshape(-1, 2, 4)
+                                       >= LIN_SEEN)
+            by_flanks = ((lin[:, arm_cols] - lin[:, flank_cols]) / np.maximum(hub_relief, 1e-6)[:, None]).reshape(
+                -1, 2, 4)
+            # The print has two levels: every half of a tile so lit, all eight measured, stands clearly at the one or
+            # the other. A half between says something else is at work there (blur that mixes a wave or a corner dot
+            # into its flanks, a tile placed off its print, a finger or its shade), and then no half is read so.
+            decisive = (measurable & (np.abs(by_flanks - 0.5) * 2 > GLARE_ARM_MARGIN)).all(axis=(1, 2))
+            body_says = against_body[at]
+            not_denied = (((by_flanks > 0.5) == (body_says > 0.5))
+                          | (np.abs(body_says - 0.5) * 2 <= mdl.arm_margin))
+            read_so = decisive[:, None, None] & in_doubt[at] & not_denied
+            arm_levels[at] = np.where(read_so, by_flanks, arm_levels[at])
+            flank_read = read_so.any(axis=(1, 2))
+            flank_read, flank_lin, flank_seen = at[flank_read], lin_px[flank_read], lin_seen[flank_read]
         corners = ("nw", "ne", "se", "sw")
         dot_levels = (means[:, [col[f"dot_{k}"] for k in corners]]
                       - means[:, [col[f"ring_{k}"] for k in corners]]) / scale
@@ -874,6 +928,25 @@ class TileReader:
         weight = valid[:, RESIDUAL_INDEX]
         residual = ((np.abs(scaled - ideal)[:, RESIDUAL_INDEX] * weight).sum(axis=1)
                     / np.maximum(weight.sum(axis=1), 1.0))
+        # A tile whose arms the lamp's light left in doubt, read against their flanks in linear light (above), is
+        # compared with its ideal picture there too: the lamp's added light, smooth across a tile, is taken out as a
+        # plane fitted to the linear light of the samples the reading says are ink, and what stands above it is scaled
+        # by the mean of those it says are cream.
+        if flank_read.size:
+            fu, fv = frame_coords()
+            plane_design = np.stack([np.ones(fu.size), fu.ravel(), fv.ravel()], axis=1)
+            for tk, ti in enumerate(flank_read.tolist()):
+                pic_k, seen_k = ideal[ti], flank_seen[tk] > 0
+                ink_k, cream_px = seen_k & (pic_k < 0.05), seen_k & (pic_k > 0.95)
+                if ink_k.sum() < 3 * plane_design.shape[1] or not cream_px.any():
+                    continue
+                coef = np.linalg.lstsq(plane_design[ink_k], flank_lin[tk][ink_k], rcond=None)[0]
+                lifted = flank_lin[tk] - plane_design @ coef
+                relief_k = float(lifted[cream_px].mean())
+                if relief_k > 0:
+                    w_k = weight[ti] * seen_k[RESIDUAL_INDEX]
+                    residual[ti] = (np.abs(np.clip(lifted / relief_k, 0, 1) - pic_k)[RESIDUAL_INDEX] * w_k).sum() / max(
+                        w_k.sum(), 1.0)
 
         # A shadow only darkens: it can take a wave toward blank, never a blank toward wave. Where the light
         # is dim or a shadow's edge crosses the cell, a blank arm must look clearly blank: its outer half where
