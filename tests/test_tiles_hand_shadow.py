@@ -30,10 +30,11 @@ class Doubting(SecondOpinion):
         return np.zeros(len(cells), bool)
 
 
-def scene(tiles: dict, fingers: int) -> np.ndarray:
+def scene(tiles: dict, fingers: int, depth: float = 0.4) -> np.ndarray:
     """The printed board with ``tiles`` under a hand over columns A-D of rows 4-6 (its edge at E5's west border) and the
-    soft shadow of its fingers (leaving 0.6 of the light, its edge blurred a tenth of a cell) lying from it over E5: one
-    broad round-ended finger's, or two narrow ones' side by side (no plane and one straight edge fits either)."""
+    soft shadow of its fingers (taking ``depth`` of the light, its edge blurred a tenth of a cell) lying from it over
+    E5: one broad round-ended finger's, or two narrow ones' side by side (no plane and one straight edge fits
+    either)."""
     grid = handed(tiles, 0.0)
     geometry = GridGeometry()
     x, y = geometry.cell_origin(CELL.row, CELL.col)
@@ -48,7 +49,7 @@ def scene(tiles: dict, fingers: int) -> np.ndarray:
                           1.0, -1)
             cv2.circle(mask, (x + int(0.5 * p), y + int(middle * p)), int(0.12 * p), 1.0, -1)
     mask = cv2.GaussianBlur(mask, (0, 0), 0.1 * p)
-    return np.clip(grid * (1.0 - 0.4 * mask)[..., None], 0, 255).astype(np.uint8)
+    return np.clip(grid * (1.0 - depth * mask)[..., None], 0, 255).astype(np.uint8)
 
 
 def read(grid: np.ndarray, with_hues: bool = True):
@@ -95,3 +96,25 @@ def test_paper_in_a_hands_shadow_spanning_little_clear_of_it_takes_the_networks_
                                                (Colour.RED, "nesw"), (Colour.RED, "s")])
 def test_a_tile_in_a_hands_shadow_spans_its_ink_clear_of_the_hand_and_is_never_read_empty_so(colour, piece, fingers):
     assert read_unsure(scene({CELL: face(colour, piece)}, fingers)).cells()[CELL].state is not CellState.EMPTY
+
+
+def test_paper_with_a_deeper_hand_shadows_edge_across_it_spanning_short_of_a_tiles_ratio_takes_the_same_bar():
+    # A broad finger's shadow leaving 0.38 of the light: lit and shaded paper span 2.6 clear of the hand, past
+    # ``SOFT_SPREAD``, short of 0.6 of a tile's printed ratio of cream over ink in log (3.05), lit paper at its bright
+    # end.
+    reading = read_unsure(scene({}, 1, 0.62)).cells()[CELL]
+    assert reading.state is CellState.EMPTY and reading.confidence == pytest.approx(LIGHT_ONLY_EMPTY)
+
+
+def test_paper_with_a_shadow_deep_as_a_tiles_ratio_across_it_is_left_to_the_networks_own_bar():
+    # A broad finger's shadow leaving a quarter of the light spans 3.8 clear of the hand, as a tile's cream over its ink
+    # may: not read so.
+    assert read_unsure(scene({}, 1, 0.75)).cells()[CELL].state is CellState.UNREADABLE
+
+
+@pytest.mark.parametrize("fingers", [1, 2])
+@pytest.mark.parametrize(("colour", "piece"), [(Colour.BLACK, "nes"), (Colour.BLACK, "ns"), (Colour.BLACK, "n"),
+                                               (Colour.RED, "nesw"), (Colour.RED, "s")])
+@pytest.mark.parametrize("depth", [0.62, 0.75])
+def test_a_tile_in_a_deeper_hand_shadow_is_never_read_empty_so(colour, piece, fingers, depth):
+    assert read_unsure(scene({CELL: face(colour, piece)}, fingers, depth)).cells()[CELL].state is not CellState.EMPTY

@@ -240,6 +240,17 @@ HUB_SHADE_SPREAD = 1.5
 #: its pattern (the one such tile: 0.998 a tile). In deep shade the networks may miss a tile (seed 103 frame 105 A6, a
 #: black s at 0.056; seed 101 frame 72 F6, 0.11): its middle spans 20 and 6.4. Paper asked: a median 0.03.
 SHADE_NO_TILE = 0.1
+#: Paper beside a hand, of the paper's hue clear of it, with the hand's shadow's edge across what shows of it, spans the
+#: shadow's depth; a tile there, its hub and its body both in any half of its middle, spans its printed ratio of cream
+#: over ink (6.4: ``TILE_LOG_RATIO`` is its log), which shade keeps. Spanning under this share of that ratio, in log
+#: (3.05), with lit paper at its bright end (at least ``SHADOW_PAPER_TOP`` of the paper white, well above a black tile's
+#: printed ink: a tile's ink alone, lit or shaded, has no such end), such a cell lit under ``FLAT_LIGHT_MAX`` is asked
+#: of the networks as paper in shade is (``SHADE_NO_TILE``). (Tuning sets 149-67 and 7's first 60, cells of the paper's
+#: hue beside a hand lit so: 21 tiles, spanning 3.8 (one, lit 1.09 of the board's white) and 4.7 to 49 clear of the
+#: hand, a tile in some view at 0.83 and more; paper spanning 2.3-3.05 where the networks see no tile: 25 visible cells
+#: read empty that were left unreadable.)
+SHADOW_SPREAD_SHARE = 0.6
+SHADOW_PAPER_TOP = 0.5
 #: A tile's hub, printed cream, in its darkest channel as a share of the paper's (``WAVE_BGR`` over ``PAPER_BGR``):
 #: the light a hub shows, divided by the paper white, where the white estimate follows the light on it.
 HUB_CREAM = float(min(WAVE_BGR) / min(PAPER_BGR))
@@ -360,20 +371,23 @@ def paper_beside_hand(grid: np.ndarray, geometry: GridGeometry, cells: np.ndarra
     return _of_paper_hue(at[shown], means[shown], x, y, paper_hues, geometry.size)
 
 
-def clear_spread(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray, over: np.ndarray) -> np.ndarray:
+def clear_spread(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray, over: np.ndarray,
+                 bright: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """(len(cells),) how far what shows of the middle of each of ``cells`` (indices), clear of ``over`` (the hand-like
     mask and a rim of ``HAND_RIM`` round it: ``near_hand``), ranges in ``dark`` (as ``middle_spread``: its bright end
     over its dark end, robust quantiles, lightly smoothed): paper in a soft shadow near 1, a tile's ink against its
-    cream several times. A middle with nothing clear of the hand ranges without bound (``inf``)."""
+    cream several times. A middle with nothing clear of the hand ranges without bound (``inf``). ``bright``: its bright
+    end too (0 where nothing shows), as a second array."""
     smooth = cv2.blur(dark, (3, 3))
     rows, cols, n = middle_corners(geometry, cells)
-    out = np.full(len(cells), np.inf)
+    out, top = np.full(len(cells), np.inf), np.zeros(len(cells))
     for k, (r, c) in enumerate(zip(rows, cols, strict=True)):
         shown = np.sort(smooth[r:r + n, c:c + n][~over[r:r + n, c:c + n]])
         if shown.size:
             q = int(SPREAD_QUANTILE * shown.size)
-            out[k] = shown[shown.size - 1 - q] / max(float(shown[q]), 1e-3)
-    return out
+            top[k] = shown[shown.size - 1 - q]
+            out[k] = top[k] / max(float(shown[q]), 1e-3)
+    return (out, top) if bright else out
 
 
 class TileReader:
@@ -1275,7 +1289,11 @@ class TileReader:
                 # board's white, a lamp's sheen lifting their ink, and a tile in every view, 0.87 at least.)
                 soft = light.ravel()[at] < FLAT_LIGHT_MAX
                 if soft.any():
-                    soft[soft] = clear_spread(self._lo, self.geometry, at[soft], hand_rim()) < SOFT_SPREAD
+                    spread, top = clear_spread(self._lo, self.geometry, at[soft], hand_rim(), bright=True)
+                    # ... or spanning more, as paper does with the hand's own shadow's edge across what shows of it, lit
+                    # paper at its bright end, but well short of a tile's printed ratio (``SHADOW_SPREAD_SHARE``).
+                    soft[soft] = (spread < SOFT_SPREAD) | ((spread < np.exp(SHADOW_SPREAD_SHARE * TILE_LOG_RATIO))
+                                                          & (top >= SHADOW_PAPER_TOP))
                 if soft.any() and blurred():
                     soft[:] = False
                 hand_shade[at] = self.second.no_tile(norm, self.geometry.px_per_cell, self.geometry.margin_px, at,
