@@ -375,3 +375,20 @@ def test_a_blank_side_beside_a_hand_clear_of_its_edge_is_read_and_skin_at_the_ed
 
     assert TileReader().read(beside_a_hand(edge + int(gap * P))).cells()[tile].label() == "black w"
     assert TileReader().read(beside_a_hand(edge + 1)).cells()[tile].state is CellState.UNREADABLE
+
+
+@pytest.mark.parametrize("offset", [0.1, 0.2])
+def test_a_wave_deep_in_a_hands_shade_is_read_by_its_ratio_to_its_flanks_and_a_blank_side_there_stays_blank(offset):
+    # A hand's shade multiplies the light: a wave in it, its level against the lit hub fallen to the body's, stays as
+    # many times as light as the ink beside it as cream is over ink, and is read a wave; a blank side in the same shade
+    # is lit as its flanks and reads blank. (Beside a hand, two cells off; a sharp picture.)
+    tile = Cell.parse("E5")
+    x, y = centre(tile)
+
+    def beside_a_hand(piece: str) -> np.ndarray:
+        grid = shade(grid_image({tile: face(Colour.BLACK, piece)}), x + offset * P, y, 0.25, 0.04 * P, 0)
+        cv2.rectangle(grid, (int(x + 1.6 * P), int(y - 2 * P)), (int(x + 4 * P), int(y + 2 * P)), (120, 150, 200), -1)
+        return grid
+
+    for piece in ("nes", "new", "nw", "ns"):
+        assert TileReader().read(beside_a_hand(piece)).cells()[tile].label() == f"black {piece}"

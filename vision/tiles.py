@@ -170,6 +170,11 @@ BEYOND_DARK, HAND_ON_SIDE = 0.5, 0.1
 #: 1.05), and the dark beyond it is lit more than this above the side (a finger or sleeve over the whole arm, as dark as
 #: ink, runs on beyond the tile's edge as dark as it is over the side; paper in the hand's shadow is lit more than ink).
 LIT_ALIKE = 1.2
+#: A half of a side in doubt beside a hand reads as a wave in the hand's shade (``TileReader._shaded_waves``) where its
+#: light is at least this many times its flanks' (``ColourModel.blank_ratio_max``: no blank half is lit so over its
+#: flanks) and this share of the ratio of the tile's hub over its body, its flanks under this share of the hub's light;
+#: it is then read at this level (a wave's, past the margin a reading needs; the ratio says only wave or not).
+SHADED_WAVE_RATIO, SHADED_WAVE_SHARE, SHADED_WAVE_FLANK, SHADED_WAVE_LEVEL = 2.0, 0.5, 0.5, 0.75
 #: Share of red ink (``classes``) in each half of a red tile's blank side that makes it the tile's own ink, not a hand's
 #: or a shadow's dark over a wave's end (blank sides beside a hand: 0.7-1.0 outer, 0.2-1.0 inner; a wave's end in a
 #: hand's shadow: 0.0).
@@ -785,8 +790,8 @@ class TileReader:
                 flat[at, :, 0] = bl + (lin_px - lin_body) / lin_scale * sc
         arm_cols = [col[f"arm_{d}_{part}"] for part in ("in", "out") for d in "nesw"]
         # On the wave or beside it (a hand's shadow over a wave's end is dark like ink, not hand-like).
-        hand_on = (self.sampling.region_means(flat[..., 3])[:, arm_cols + flank_cols] > HAND_ON_SIDE).reshape(
-            100, 4, 4).any(axis=1)
+        hand_share = self.sampling.region_means(flat[..., 3])[:, arm_cols + flank_cols]
+        hand_on = (hand_share > HAND_ON_SIDE).reshape(100, 4, 4).any(axis=1)
         arm_levels = ((means[:, arm_cols] - body_level[:, None]) / scale).reshape(100, 2, 4)
         against_body = arm_levels
         # The same against the body right beside each half: where the two disagree about wave or blank (a glare spot
@@ -877,6 +882,26 @@ class TileReader:
         # is unread (``why_unread``): they are read as in a sharp picture unless a cell with ink asks the picture's
         # sharpness (it costs more than reading every arm; a sharp picture's noise leaves some paper's arms in doubt).
         occupied = middle_body > mdl.occupied_min
+        # A hand's shade multiplies the light: a wave in it stays as many times as light as the ink beside it as cream
+        # is over ink, though its level against the tile's own hub and body (lit by other light) falls to the body's.
+        # So, beside a hand, a half in doubt is a wave where it stands over its flanks by ``SHADED_WAVE_RATIO`` and by
+        # ``SHADED_WAVE_SHARE`` of the ratio the tile's own hub stands over its body (a blank arm's ink is lit as its
+        # flanks: near 1), where the ratio means what it says: both halves of the side seen and clear of anything
+        # hand-like and its rim (skin over a blank side is lighter than ink), the flanks dark as ink (under half the
+        # hub's light: the tile placed over its body, not paper), no glare, not in a shadow the reader sees (placement
+        # slides across a shadow's edge) and a sharp picture (blur spreads the hub's cream over a blank arm).
+        shaded_wave = self._shaded_waves(arm_levels, arm_kept, ratio, lights, col, arm_cols, flank_cols,
+                                         occupied & ~in_shadow & ~glare_seen & (glare.ravel() <= mdl.glare_max)
+                                         & around(around(cell_other.ravel() > 0)), hand_share, mdl)
+        if shaded_wave is not None and not blurred():
+            at, wave = shaded_wave
+            near = hand_rim().astype(np.float32)
+            clear = (self._patches(near, cx.ravel()[at], cy.ravel()[at], angle.ravel()[at]).reshape(at.size, -1)
+                     < 0.5).astype(np.float32)
+            rimless = (self.sampling.region_means(clear)[:, arm_cols + flank_cols] >= 1.0).reshape(-1, 4, 4).all(
+                axis=1)
+            wave &= rimless[:, None, :]
+            arm_levels[at] = np.where(wave, np.maximum(arm_levels[at], SHADED_WAVE_LEVEL), arm_levels[at])
         arms, arm_margin = read_arms(arm_levels, arm_kept, glare_seen | (glare.ravel() > mdl.glare_max), mdl.arm_margin,
                                      blurred, occupied)
 
@@ -1399,6 +1424,30 @@ class TileReader:
             # Measured here or above: the recogniser need not again.
             readout.sharpness = seen_blur[0].width if seen_blur else None
         return readout
+
+    @staticmethod
+    def _shaded_waves(arm_levels: np.ndarray, arm_kept: np.ndarray, ratio: np.ndarray, lights: np.ndarray,
+                      col: dict[str, int], arm_cols: list[int], flank_cols: list[int], cells: np.ndarray,
+                      hand_share: np.ndarray, mdl: ColourModel) -> tuple[np.ndarray, np.ndarray] | None:
+        """Of ``cells`` (100 bool), those with an arm half in doubt (``arm_levels`` within ``arm_margin`` of 0.5 or a
+        half lit over its flanks) whose side, both halves seen, nothing hand-like on them or their flanks, has each
+        half over its flanks by ``SHADED_WAVE_RATIO`` and ``SHADED_WAVE_SHARE`` of the hub's ratio over the body, the
+        flanks under ``SHADED_WAVE_FLANK`` of the hub's light: their indices and (cells, 2, 4) which halves so read as
+        waves (both halves of a side, or neither). None: no such cell."""
+        doubt = (np.abs(arm_levels - 0.5) * 2 <= mdl.arm_margin) & arm_kept
+        at = np.flatnonzero(cells & doubt.any(axis=(1, 2)))
+        if at.size == 0:
+            return None
+        hub = lights[at, col["hub"]]
+        need = np.maximum(SHADED_WAVE_RATIO, SHADED_WAVE_SHARE * hub / np.maximum(lights[at, col["body"]], 1e-3))
+        flank = lights[at][:, flank_cols].reshape(-1, 2, 4)
+        half = ((ratio[at] >= need[:, None, None]) & (flank <= SHADED_WAVE_FLANK * hub[:, None, None])
+                & arm_kept[at] & (hand_share[at] == 0).reshape(-1, 2, 2, 4).all(axis=1))
+        side = half.all(axis=1) & doubt[at].any(axis=1)
+        if not side.any():
+            return None
+        keep = side.any(axis=1)
+        return at[keep], np.repeat(side[keep][:, None, :], 2, axis=1)
 
     def _hub_gain(self, flat: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """Of ``cells`` ((100,) bool: in shade, none of their middle clipped, nothing hand-like over them), those whose
