@@ -878,6 +878,13 @@ class TileReader:
                 rims.append(near_hand(other, self.geometry.px_per_cell))
             return rims[0]
 
+        def sides_clear(at: np.ndarray) -> np.ndarray:
+            """(len(at), 4) the sides of the tiles at ``at`` whose arm and flanks, both halves, show nothing of the
+            hand-like mask nor its rim."""
+            clear = (self._patches(hand_rim().astype(np.float32), cx.ravel()[at], cy.ravel()[at], angle.ravel()[at])
+                     .reshape(at.size, -1) < 0.5).astype(np.float32)
+            return (self.sampling.region_means(clear)[:, arm_cols + flank_cols] >= 1.0).reshape(-1, 4, 4).all(axis=1)
+
         # A cell with little ink in its middle reads no tile by the rules, and its arms say nothing there nor in why it
         # is unread (``why_unread``): they are read as in a sharp picture unless a cell with ink asks the picture's
         # sharpness (it costs more than reading every arm; a sharp picture's noise leaves some paper's arms in doubt).
@@ -895,12 +902,7 @@ class TileReader:
                                          & around(around(cell_other.ravel() > 0)), hand_share, mdl)
         if shaded_wave is not None and not blurred():
             at, wave = shaded_wave
-            near = hand_rim().astype(np.float32)
-            clear = (self._patches(near, cx.ravel()[at], cy.ravel()[at], angle.ravel()[at]).reshape(at.size, -1)
-                     < 0.5).astype(np.float32)
-            rimless = (self.sampling.region_means(clear)[:, arm_cols + flank_cols] >= 1.0).reshape(-1, 4, 4).all(
-                axis=1)
-            wave &= rimless[:, None, :]
+            wave &= sides_clear(at)[:, None, :]
             arm_levels[at] = np.where(wave, np.maximum(arm_levels[at], SHADED_WAVE_LEVEL), arm_levels[at])
         arms, arm_margin = read_arms(arm_levels, arm_kept, glare_seen | (glare.ravel() > mdl.glare_max), mdl.arm_margin,
                                      blurred, occupied)
@@ -1255,10 +1257,7 @@ class TileReader:
             sides = (blank & beyond & (facing(cell_other.ravel() > 0) | facing((state == 2) | beside)))[at]
             x_at, y_at, a_at = cx.ravel()[at], cy.ravel()[at], angle.ravel()[at]
             side_light = np.where(arm_kept[at], lights[at][:, arm_cols].reshape(-1, 2, 4), 0.0).max(axis=1)
-            near = hand_rim().astype(np.float32)
-            clear = (self._patches(near, x_at, y_at, a_at).reshape(at.size, -1) < 0.5).astype(np.float32)
-            side_clear = (self.sampling.region_means(clear)[:, arm_cols + flank_cols] >= 1.0).reshape(-1, 4, 4).all(
-                axis=1)
+            side_clear = sides_clear(at)
             hand_beyond = beyond_edges(other, x_at, y_at, a_at, self.tile_px)
             beyond_light = beyond_edges(self._lo, x_at, y_at, a_at, self.tile_px)
             # A wave runs to the middle of its side's edge: a finger over its end crosses that edge there, on its way to
