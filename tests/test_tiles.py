@@ -195,6 +195,34 @@ def test_a_body_red_in_every_quarter_needs_no_more_than_one_dot():
     assert cells[Cell.parse("F6")].state is CellState.UNREADABLE
 
 
+def test_four_cream_dots_say_red_where_the_hue_abstains_and_a_black_tile_so_tinted_stays_black():
+    # Glare, shade, blur or a small tile's mixing can pale a red body toward the redness split, where the hue abstains;
+    # no light prints cream at each of a black tile's four plain corners, so the four dots say red. A black tile whose
+    # ink is tinted as far toward red (into the hue's gap) shows no dots and is never read red.
+    cell = Cell.parse("E5")
+    geometry = BoardFinder().geometry
+    size = geometry.px_per_cell
+    x0 = geometry.margin_px + 4 * size                  # E5: the fifth column and row
+
+    def in_gap(colour: Colour, piece: str, paled: float, tint: int) -> np.ndarray:
+        grid = grid_image({cell: face(colour, piece)}).astype(np.float32)
+        square = grid[x0:x0 + size, x0:x0 + size]
+        square[:] = paled * square + (1 - paled) * square.mean(axis=2, keepdims=True)
+        square[..., 2] += np.where(square.max(axis=2) < 120, tint, 0)
+        return np.clip(grid, 0, 255).astype(np.uint8)
+
+    model = ColourModel()
+    for piece in ("ns", "new"):
+        for paled in (0.22, 0.25, 0.3):
+            reader = TileReader()
+            assert reader.read(in_gap(Colour.RED, piece, paled, 0)).cells()[cell].label() == f"red {piece}", paled
+            assert abs(reader.measures["body_red"][cell.index] - model.redness_split) <= model.redness_gap
+        for tint in (30, 40, 45):
+            reader = TileReader()
+            got = reader.read(in_gap(Colour.BLACK, piece, 1.0, tint)).cells()[cell]
+            assert not got.label().startswith("red"), (piece, tint)
+
+
 def test_a_smudged_arm_is_doubt_not_a_guess():
     smudged = face(Colour.BLACK, "nes")
     size = smudged.shape[0]

@@ -958,7 +958,14 @@ class TileReader:
         # 0.09-0.13), while it never prints a cream dot at each of a black tile's four plain corners. (Sheen tiles of
         # seeds 149-67, 7's first 60 and the smeared sets, four corners seen: 164 black, least corner 0.051 at most; red
         # ones whose hue said black so read, 0.22-0.48.)
-        dots_alone = (sheen_relief & dot_kept.all(axis=1)
+        # Out of a sheen too, where the hue abstains (a red body paled toward the split by glare, shade, blur or a small
+        # tile's mixing, or a black one tinted toward it), four such dots say red: no light that falls on a tile prints
+        # cream at each of black ink's four plain corners, within its ring of body. Not with anything hand-like in the
+        # cell (a pale fingertip is light as cream). (Seeds 149-67, 7's first 60 and the smooth smeared sets 67-89: of
+        # 18,693 black tiles with four corners seen, in any light, the least corner 0.057 at most, and -0.011 at most of
+        # the 8 in the hue's gap; the 41 red tiles in the gap with four dots so, least corner 0.145-0.63.)
+        hue_abstains = ~hue_sure & (cell_other.ravel() == 0)
+        dots_alone = ((sheen_relief | hue_abstains) & dot_kept.all(axis=1)
                       & (np.where(dot_kept, dot_levels, -np.inf).min(axis=1) > DOT_ALONE * mdl.dot_red_min))
         hue_red |= dots_alone
         red = hue_red.copy()     # the second opinion may colour cells in it (``amend``)
