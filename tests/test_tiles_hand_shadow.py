@@ -8,7 +8,7 @@ same shadow is never read empty. (Pale skin, of another hue than the paper, is l
 import cv2
 import numpy as np
 import pytest
-from test_tiles import face
+from test_tiles import face, grid_image
 from test_tiles_beside_hand import CELL, handed, hued
 
 from thoughtwave.engine.pieces import Colour
@@ -35,7 +35,11 @@ def scene(tiles: dict, fingers: int, depth: float = 0.4) -> np.ndarray:
     soft shadow of its fingers (taking ``depth`` of the light, its edge blurred a tenth of a cell) lying from it over
     E5: one broad round-ended finger's, or two narrow ones' side by side (no plane and one straight edge fits
     either)."""
-    grid = handed(tiles, 0.0)
+    return fingers_shadow(handed(tiles, 0.0), fingers, depth)
+
+
+def fingers_shadow(grid: np.ndarray, fingers: int, depth: float) -> np.ndarray:
+    """``grid`` with the soft shadow of one broad finger or two narrow ones lying from the west over E5 (``scene``)."""
     geometry = GridGeometry()
     x, y = geometry.cell_origin(CELL.row, CELL.col)
     p = geometry.px_per_cell
@@ -118,3 +122,33 @@ def test_paper_with_a_shadow_deep_as_a_tiles_ratio_across_it_is_left_to_the_netw
 @pytest.mark.parametrize("depth", [0.62, 0.75])
 def test_a_tile_in_a_deeper_hand_shadow_is_never_read_empty_so(colour, piece, fingers, depth):
     assert read_unsure(scene({CELL: face(colour, piece)}, fingers, depth)).cells()[CELL].state is not CellState.EMPTY
+
+
+def cast(tiles: dict, fingers: int, depth: float) -> np.ndarray:
+    """As ``scene``, but the hand itself is off the board (above it, or beyond its edge): only its fingers' shadow
+    lies over E5, no cell is covered."""
+    return fingers_shadow(grid_image(tiles), fingers, depth)
+
+
+def read_cast(grid: np.ndarray):
+    return TileReader(second=Unsure()).read(grid, paper_hues=hued(grid_image({})))
+
+
+@pytest.mark.parametrize("fingers", [1, 2])
+def test_paper_with_a_far_hands_shadows_edge_across_it_spanning_short_of_a_tiles_ratio_takes_the_shade_bar(fingers):
+    # The fingers' shadow leaving 0.38 of the light: lit and shaded paper span 2.6, past ``SOFT_SPREAD``, short of 0.6
+    # of a tile's printed ratio in log (3.05), lit paper at the bright end; no hand on the board beside it.
+    reading = read_cast(cast({}, fingers, 0.62)).cells()[CELL]
+    assert reading.state is CellState.EMPTY and reading.confidence == pytest.approx(LIGHT_ONLY_EMPTY)
+
+
+def test_paper_with_a_far_hands_shadow_deep_as_a_tiles_ratio_across_it_is_left_unreadable():
+    assert read_cast(cast({}, 1, 0.75)).cells()[CELL].state is CellState.UNREADABLE
+
+
+@pytest.mark.parametrize("fingers", [1, 2])
+@pytest.mark.parametrize(("colour", "piece"), [(Colour.BLACK, "nes"), (Colour.BLACK, "ns"), (Colour.BLACK, "n"),
+                                               (Colour.RED, "nesw"), (Colour.RED, "s")])
+@pytest.mark.parametrize("depth", [0.4, 0.62, 0.75])
+def test_a_tile_in_a_far_hands_shadow_is_never_read_empty(colour, piece, fingers, depth):
+    assert read_cast(cast({CELL: face(colour, piece)}, fingers, depth)).cells()[CELL].state is not CellState.EMPTY

@@ -1341,6 +1341,16 @@ class TileReader:
         in_shade = in_shadow | (tinged == 0)
         shade_paper = ((state == 2) & unaccounted & ~occluded & in_shade & (light < FLAT_LIGHT_MAX)
                        & (spreads < SOFT_SPREAD))
+        # ... or spanning more, as paper does with a hand's cast shadow's edge across its middle where the hand itself
+        # lies further off (above the board, or beyond its edge: no cell beside it is covered), lit paper at its bright
+        # end, but well short of a tile's printed ratio, which shade keeps (``SHADOW_SPREAD_SHARE``, as beside a hand).
+        edge_shade = ((state == 2) & unaccounted & ~occluded & in_shade & (light < FLAT_LIGHT_MAX)
+                      & (spreads >= SOFT_SPREAD) & (spreads < np.exp(SHADOW_SPREAD_SHARE * TILE_LOG_RATIO)))
+        if edge_shade.any() and paper_hues is not None and self.second is not None and not blurred():
+            at = np.flatnonzero(edge_shade)
+            _, top = clear_spread(self._lo, self.geometry, at, np.zeros(self._lo.shape, bool), bright=True)
+            edge_shade[at] = top >= SHADOW_PAPER_TOP
+            shade_paper |= edge_shade
         if shade_paper.any() and paper_hues is not None and self.second is not None and not blurred():
             shade_paper = paper_hued(grid, self.geometry, shade_paper, self._cx.ravel(), self._cy.ravel(), paper_hues)
             if shade_paper.any():
