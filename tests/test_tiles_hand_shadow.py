@@ -102,28 +102,6 @@ def test_a_tile_in_a_hands_shadow_spans_its_ink_clear_of_the_hand_and_is_never_r
     assert read_unsure(scene({CELL: face(colour, piece)}, fingers)).cells()[CELL].state is not CellState.EMPTY
 
 
-def test_paper_with_a_deeper_hand_shadows_edge_across_it_spanning_short_of_a_tiles_ratio_takes_the_same_bar():
-    # A broad finger's shadow leaving 0.38 of the light: lit and shaded paper span 2.6 clear of the hand, past
-    # ``SOFT_SPREAD``, short of 0.6 of a tile's printed ratio of cream over ink in log (3.05), lit paper at its bright
-    # end.
-    reading = read_unsure(scene({}, 1, 0.62)).cells()[CELL]
-    assert reading.state is CellState.EMPTY and reading.confidence == pytest.approx(LIGHT_ONLY_EMPTY)
-
-
-def test_paper_with_a_shadow_deep_as_a_tiles_ratio_across_it_is_left_to_the_networks_own_bar():
-    # A broad finger's shadow leaving a quarter of the light spans 3.8 clear of the hand, as a tile's cream over its ink
-    # may: not read so.
-    assert read_unsure(scene({}, 1, 0.75)).cells()[CELL].state is CellState.UNREADABLE
-
-
-@pytest.mark.parametrize("fingers", [1, 2])
-@pytest.mark.parametrize(("colour", "piece"), [(Colour.BLACK, "nes"), (Colour.BLACK, "ns"), (Colour.BLACK, "n"),
-                                               (Colour.RED, "nesw"), (Colour.RED, "s")])
-@pytest.mark.parametrize("depth", [0.62, 0.75])
-def test_a_tile_in_a_deeper_hand_shadow_is_never_read_empty_so(colour, piece, fingers, depth):
-    assert read_unsure(scene({CELL: face(colour, piece)}, fingers, depth)).cells()[CELL].state is not CellState.EMPTY
-
-
 def cast(tiles: dict, fingers: int, depth: float) -> np.ndarray:
     """As ``scene``, but the hand itself is off the board (above it, or beyond its edge): only its fingers' shadow
     lies over E5, no cell is covered."""
@@ -134,21 +112,33 @@ def read_cast(grid: np.ndarray):
     return TileReader(second=Unsure()).read(grid, paper_hues=hued(grid_image({})))
 
 
+#: A hand's fingers' shadow over E5 with the hand beside it on the board, or off the board: what each reads.
+HANDS = {"beside": lambda tiles, fingers, depth: read_unsure(scene(tiles, fingers, depth)),
+         "off the board": lambda tiles, fingers, depth: read_cast(cast(tiles, fingers, depth))}
+
+
 @pytest.mark.parametrize("fingers", [1, 2])
-def test_paper_with_a_far_hands_shadows_edge_across_it_spanning_short_of_a_tiles_ratio_takes_the_shade_bar(fingers):
-    # The fingers' shadow leaving 0.38 of the light: lit and shaded paper span 2.6, past ``SOFT_SPREAD``, short of 0.6
-    # of a tile's printed ratio in log (3.05), lit paper at the bright end; no hand on the board beside it.
-    reading = read_cast(cast({}, fingers, 0.62)).cells()[CELL]
+@pytest.mark.parametrize("hand", list(HANDS))
+def test_paper_with_a_deeper_hand_shadows_edge_across_it_spanning_short_of_a_tiles_ratio_takes_the_same_bar(
+        hand, fingers):
+    # A broad finger's shadow leaving 0.38 of the light: lit and shaded paper span 2.6 clear of the hand, past
+    # ``SOFT_SPREAD``, short of 0.6 of a tile's printed ratio of cream over ink in log (3.05), lit paper at its bright
+    # end; the hand beside it on the board or off the board.
+    reading = HANDS[hand]({}, fingers, 0.62).cells()[CELL]
     assert reading.state is CellState.EMPTY and reading.confidence == pytest.approx(LIGHT_ONLY_EMPTY)
 
 
-def test_paper_with_a_far_hands_shadow_deep_as_a_tiles_ratio_across_it_is_left_unreadable():
-    assert read_cast(cast({}, 1, 0.75)).cells()[CELL].state is CellState.UNREADABLE
+@pytest.mark.parametrize("hand", list(HANDS))
+def test_paper_with_a_shadow_deep_as_a_tiles_ratio_across_it_is_left_to_the_networks_own_bar(hand):
+    # A broad finger's shadow leaving a quarter of the light spans 3.8 clear of the hand, as a tile's cream over its ink
+    # may: not read so.
+    assert HANDS[hand]({}, 1, 0.75).cells()[CELL].state is CellState.UNREADABLE
 
 
 @pytest.mark.parametrize("fingers", [1, 2])
 @pytest.mark.parametrize(("colour", "piece"), [(Colour.BLACK, "nes"), (Colour.BLACK, "ns"), (Colour.BLACK, "n"),
                                                (Colour.RED, "nesw"), (Colour.RED, "s")])
 @pytest.mark.parametrize("depth", [0.4, 0.62, 0.75])
-def test_a_tile_in_a_far_hands_shadow_is_never_read_empty(colour, piece, fingers, depth):
-    assert read_cast(cast({CELL: face(colour, piece)}, fingers, depth)).cells()[CELL].state is not CellState.EMPTY
+@pytest.mark.parametrize("hand", list(HANDS))
+def test_a_tile_in_a_deeper_hand_shadow_is_never_read_empty_so(colour, piece, fingers, depth, hand):
+    assert HANDS[hand]({CELL: face(colour, piece)}, fingers, depth).cells()[CELL].state is not CellState.EMPTY
