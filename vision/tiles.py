@@ -262,6 +262,8 @@ HUB_CREAM = float(min(WAVE_BGR) / min(PAPER_BGR))
 #: A tile's printed ratio of cream over ink in the darkest channel, in log (its hub and wave over the lighter of black
 #: and red ink): the gamma-encoded level keeps ratios as light does, so a shadow leaves it.
 TILE_LOG_RATIO = float(np.log(min(WAVE_BGR) / max(min(BLACK_BGR), min(RED_BGR))))
+#: The most paper with a shadow's edge across it may span (``SHADOW_SPREAD_SHARE`` of a tile's printed ratio, in log).
+SHADOW_SPREAD = float(np.exp(SHADOW_SPREAD_SHARE * TILE_LOG_RATIO))
 #: A shaded tile is placed by its template in log light where that stands at least this share of the printed ratio.
 SHADE_RATIO_MIN = 0.3
 #: Light (over the paper white) below this is taken at it in log light (noise).
@@ -897,7 +899,7 @@ class TileReader:
         # hand-like and its rim (skin over a blank side is lighter than ink), the flanks dark as ink (under half the
         # hub's light: the tile placed over its body, not paper), no glare, not in a shadow the reader sees (placement
         # slides across a shadow's edge) and a sharp picture (blur spreads the hub's cream over a blank arm).
-        shaded_wave = self._shaded_waves(arm_levels, arm_kept, ratio, lights, col, arm_cols, flank_cols,
+        shaded_wave = self._shaded_waves(arm_levels, arm_kept, ratio, lights, col, flank_cols,
                                          occupied & ~in_shadow & ~glare_seen & (glare.ravel() <= mdl.glare_max)
                                          & around(around(cell_other.ravel() > 0)), hand_share, mdl)
         if shaded_wave is not None and not blurred():
@@ -1323,8 +1325,7 @@ class TileReader:
                     spread, top = clear_spread(self._lo, self.geometry, at[soft], hand_rim(), bright=True)
                     # ... or spanning more, as paper does with the hand's own shadow's edge across what shows of it, lit
                     # paper at its bright end, but well short of a tile's printed ratio (``SHADOW_SPREAD_SHARE``).
-                    soft[soft] = (spread < SOFT_SPREAD) | ((spread < np.exp(SHADOW_SPREAD_SHARE * TILE_LOG_RATIO))
-                                                          & (top >= SHADOW_PAPER_TOP))
+                    soft[soft] = (spread < SOFT_SPREAD) | ((spread < SHADOW_SPREAD) & (top >= SHADOW_PAPER_TOP))
                 if soft.any() and blurred():
                     soft[:] = False
                 hand_shade[at] = self.second.no_tile(norm, self.geometry.px_per_cell, self.geometry.margin_px, at,
@@ -1345,7 +1346,7 @@ class TileReader:
         # lies further off (above the board, or beyond its edge: no cell beside it is covered), lit paper at its bright
         # end, but well short of a tile's printed ratio, which shade keeps (``SHADOW_SPREAD_SHARE``, as beside a hand).
         edge_shade = ((state == 2) & unaccounted & ~occluded & in_shade & (light < FLAT_LIGHT_MAX)
-                      & (spreads >= SOFT_SPREAD) & (spreads < np.exp(SHADOW_SPREAD_SHARE * TILE_LOG_RATIO)))
+                      & (spreads >= SOFT_SPREAD) & (spreads < SHADOW_SPREAD))
         if edge_shade.any() and paper_hues is not None and self.second is not None and not blurred():
             at = np.flatnonzero(edge_shade)
             _, top = clear_spread(self._lo, self.geometry, at, np.zeros(self._lo.shape, bool), bright=True)
@@ -1443,7 +1444,7 @@ class TileReader:
 
     @staticmethod
     def _shaded_waves(arm_levels: np.ndarray, arm_kept: np.ndarray, ratio: np.ndarray, lights: np.ndarray,
-                      col: dict[str, int], arm_cols: list[int], flank_cols: list[int], cells: np.ndarray,
+                      col: dict[str, int], flank_cols: list[int], cells: np.ndarray,
                       hand_share: np.ndarray, mdl: ColourModel) -> tuple[np.ndarray, np.ndarray] | None:
         """Of ``cells`` (100 bool), those with an arm half in doubt (``arm_levels`` within ``arm_margin`` of 0.5 or a
         half lit over its flanks) whose side, both halves seen, nothing hand-like on them or their flanks, has each
