@@ -37,10 +37,11 @@ def cell_shares(mask: np.ndarray, geometry: GridGeometry, lo: float, hi: float) 
     return (sums / float((a1 - a0) ** 2)).astype(np.float32).ravel()
 
 
-def middle_spread(dark: np.ndarray, geometry: GridGeometry) -> np.ndarray:
+def middle_spread(dark: np.ndarray, geometry: GridGeometry) -> tuple[np.ndarray, np.ndarray]:
     """(100,) how far the middle of each cell ranges in ``dark`` (the light-normalised grid image's darkest
     channel): its bright end over its dark end (robust quantiles, lightly smoothed against noise). Paper in a
-    soft shadow ranges near 1 whatever the shadow's depth; any ink (a tile's body against its cream) several times."""
+    soft shadow ranges near 1 whatever the shadow's depth; any ink (a tile's body against its cream) several times.
+    And (100,) that bright end."""
     p, m = geometry.px_per_cell, geometry.margin_px
     lo, hi = int(round(MIDDLE[0] * p)), int(round(MIDDLE[1] * p))
     smooth = cv2.blur(dark, (3, 3))
@@ -49,7 +50,8 @@ def middle_spread(dark: np.ndarray, geometry: GridGeometry) -> np.ndarray:
     n = block.shape[1]
     k = int(SPREAD_QUANTILE * n)
     ordered = np.sort(block, axis=1)        # a few hundred values a cell: sorting beats a two-point partition
-    return ordered[:, n - 1 - k] / np.maximum(ordered[:, k], 1e-3)
+    top = ordered[:, n - 1 - k]
+    return top / np.maximum(ordered[:, k], 1e-3), top
 
 
 def darkest_near(dark: np.ndarray, geometry: GridGeometry, reach: float = INK_REACH) -> np.ndarray:

@@ -1107,7 +1107,7 @@ class TileReader:
         # Paper in a soft shadow (a hand's, a lamp's) is too dark for the white estimate, which cannot follow a
         # shadow inside a cell, so it counts as not paper above. Yet its middle ranges little from bright to dark
         # whatever the shadow's depth, while any ink spans a ratio of several: such a middle, unclipped, is empty.
-        spreads = middle_spread(self._lo, self.geometry)
+        spreads, tops = middle_spread(self._lo, self.geometry)
         # Paper in shade, or in even light a little above the board's white, by the shape of its light alone.
         tinged = cell_shares(self._coloured, self.geometry, *MIDDLE)
         faint = (contrast < mdl.hub_faint) & kept[:, col["body"]]          # a washed-out body shows no hub
@@ -1345,13 +1345,8 @@ class TileReader:
         # ... or spanning more, as paper does with a hand's cast shadow's edge across its middle where the hand itself
         # lies further off (above the board, or beyond its edge: no cell beside it is covered), lit paper at its bright
         # end, but well short of a tile's printed ratio, which shade keeps (``SHADOW_SPREAD_SHARE``, as beside a hand).
-        edge_shade = ((state == 2) & unaccounted & ~occluded & in_shade & (light < FLAT_LIGHT_MAX)
-                      & (spreads >= SOFT_SPREAD) & (spreads < SHADOW_SPREAD))
-        if edge_shade.any() and paper_hues is not None and self.second is not None and not blurred():
-            at = np.flatnonzero(edge_shade)
-            _, top = clear_spread(self._lo, self.geometry, at, np.zeros(self._lo.shape, bool), bright=True)
-            edge_shade[at] = top >= SHADOW_PAPER_TOP
-            shade_paper |= edge_shade
+        shade_paper |= ((state == 2) & unaccounted & ~occluded & in_shade & (light < FLAT_LIGHT_MAX)
+                        & (spreads >= SOFT_SPREAD) & (spreads < SHADOW_SPREAD) & (tops >= SHADOW_PAPER_TOP))
         if shade_paper.any() and paper_hues is not None and self.second is not None and not blurred():
             shade_paper = paper_hued(grid, self.geometry, shade_paper, self._cx.ravel(), self._cy.ravel(), paper_hues)
             if shade_paper.any():
