@@ -419,6 +419,7 @@ class TileReader:
         self.beyond_paper: np.ndarray | None = None      # set by ``normalise``
         self.off_hue: np.ndarray | None = None           # set by ``normalise`` (``off_paper_hue``)
         self._shade: tuple[np.ndarray, tuple[np.ndarray, np.ndarray]] | None = None   # ``shade`` of a ``normalise``
+        self._paper_level: tuple[np.ndarray, np.ndarray, float] | None = None   # ``paper_level`` of a ``normalise``
         p = self.geometry.px_per_cell
         self.tile_px = tile.size * p
         # A finger is most of a cell wide; the blurred rim of a wave is a few pixels.
@@ -593,6 +594,14 @@ class TileReader:
         angle = angle.copy()
         angle[at] = self._angles(picture, cx.ravel()[at], cy.ravel()[at])
         return cx, cy, peak, angle
+
+    def _samples_in_linear(self, lowest: np.ndarray, at: np.ndarray, cx: np.ndarray, cy: np.ndarray,
+                           angle: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The tiles at ``at`` (indices) sampled in ``lowest`` (the grid image's darkest channel), (len(at), samples)
+        grey levels, and each sample's linear light."""
+        grey = self._patches(lowest.astype(np.float32), cx.ravel()[at], cy.ravel()[at], angle.ravel()[at])
+        grey = grey.reshape(at.size, -1)
+        return grey, LINEAR[np.clip(np.rint(grey), 0, 255).astype(np.uint8)]
 
     def _angles(self, cream: np.ndarray, cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
         """Each tile's turn in radians, from the 4-fold symmetric mean of its edge directions."""
@@ -774,10 +783,8 @@ class TileReader:
                    & kept[:, col["hub"]] & (contrast <= too_little) & centred)
         if sheened.any():
             at = np.flatnonzero(sheened)
-            grey = self._patches(lowest.astype(np.float32), cx.ravel()[at], cy.ravel()[at], angle.ravel()[at])
-            grey = grey.reshape(at.size, -1)
+            grey, lin_px = self._samples_in_linear(lowest, at, cx, cy, angle)
             hub_grey = self.sampling.region_means(grey)[:, col["hub"]]
-            lin_px = LINEAR[np.clip(np.rint(grey), 0, 255).astype(np.uint8)]      # each sample's linear light
             lin = self.sampling.region_means(lin_px)
             relief = (lin[:, col["hub"]] - lin[:, col["body"]]) / (TILE_RELIEF * float(linear(self.paper_level())))
             sheen_relief[at] = (hub_grey < SHEEN_TOP) & (relief >= SHEEN_RELIEF_MIN)
@@ -828,11 +835,9 @@ class TileReader:
                     & (cell_other.ravel() == 0))
         if lamp_lit.any():
             at = np.flatnonzero(lamp_lit)
-            grey = self._patches(lowest.astype(np.float32), cx.ravel()[at], cy.ravel()[at], angle.ravel()[at])
-            grey = grey.reshape(at.size, -1)
+            grey, lin_px = self._samples_in_linear(lowest, at, cx, cy, angle)
             lin_seen = ((grey < SHEEN_TOP) & (valid[at] > 0)).astype(np.float32)
             lin_share = self.sampling.region_means(lin_seen)
-            lin_px = LINEAR[np.clip(np.rint(grey), 0, 255).astype(np.uint8)]
             lin = self.sampling.region_means(lin_px * lin_seen) / np.maximum(lin_share, 1e-3)
             hub_relief = lin[:, col["hub"]] - lin[:, col["body"]]
             paper_relief = TILE_RELIEF * float(linear(self.paper_level()))
@@ -1551,8 +1556,13 @@ class TileReader:
 
     def paper_level(self) -> float:
         """The grey level (darkest channel) of the board's paper where it is dimmer, as the last ``normalise`` measured
-        it: a quarter of its whites lie below (a glare spot may lift much of the rest)."""
-        return float(np.percentile(self._white_luma, 25) * self.paper_white.min())
+        it: a quarter of its whites lie below (a glare spot may lift much of the rest). Worked out once a ``normalise``
+        (a read may ask it several times)."""
+        cached = self._paper_level
+        if cached is None or cached[0] is not self._white_luma or cached[1] is not self.paper_white:
+            level = float(np.percentile(self._white_luma, 25) * self.paper_white.min())
+            self._paper_level = cached = (self._white_luma, self.paper_white, level)
+        return cached[2]
 
     def shade(self) -> tuple[np.ndarray, np.ndarray]:
         """(100,) each cell's light as the last ``normalise`` measured it (``cellmeasures.cell_shade``; worked out once
