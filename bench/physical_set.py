@@ -6,6 +6,9 @@
         [--smeared-from 4]                              # only the frames smeared 4 px or more
         [--blur drawn]                                  # a shake drawn in whole pixels (every set before session 21)
     .venv/bin/python bench/physical_set.py score /tmp/pbr [--rules-only]
+    .venv/bin/python bench/physical_set.py readings /tmp/pbr [--frames N] > before.txt   # then change the reader
+    .venv/bin/python bench/physical_set.py readings /tmp/pbr [--frames N] > after.txt
+    .venv/bin/python bench/physical_set.py compare before.txt after.txt   # each changed cell against the truth
 
 Each frame takes its content from ``Scene.random(seed, level, physical=True)`` (the tiles as laid, the
 camera, the lamp, the hand), so its ground truth is the synthetic camera's; the picture is rendered by
@@ -413,6 +416,79 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
     return lines + [""] + [f"- {e}" for e in (wrong_examples[:20] + hidden_wrong[:20])]
 
 
+def readings(folder: Path, count: int | None = None) -> list[str]:
+    """Every cell's reading of each frame (the first ``count``), one line a cell: the frame's record, the cell, the
+    label, the state, the confidence and the cause the reader names; a board not found is one line, ``lost``. Two
+    readers' lines, one before a change to the reader and one after, are what ``compare`` holds side by side."""
+    lines = []
+    for path in sorted(folder.glob("frame-*.png"))[:count]:
+        frame = cv2.imread(str(path))
+        if frame is None or _blank(frame):
+            continue
+        reading = Recognizer().read(frame)
+        record = path.with_suffix(".json").resolve()
+        if not reading.board_found:
+            lines.append(f"{record} lost")
+            continue
+        for cell in CELLS:
+            got, cause = reading.get(cell), reading.causes.get(cell)
+            lines.append(f"{record} {cell} {got.label()} {got.state.value} {got.confidence:.3f} "
+                         f"{cause.value if cause is not None else '-'}")
+    return lines
+
+
+def compare(before: list[str], after: list[str]) -> list[str]:
+    """The cells two ``readings`` of the same frames read differently, each judged against the frame's truth, then a
+    tally: ``gained`` (now right, was not), ``lost`` (was right, now unreadable), ``wrong`` (a visible cell now read as
+    what it is not: the change is unsafe), ``hidden`` (a cell the hand or the lamp hides, now read as what it is not)
+    and ``other`` (a board found or lost, or one unreadable or wrong reading for another)."""
+    def split(lines: list[str]) -> dict[tuple[str, str], list[str]]:
+        out = {}
+        for line in lines:
+            record, *rest = line.split()
+            out[(record, rest[0] if rest[0] != "lost" else "")] = rest[1:] if rest[0] != "lost" else ["lost"]
+        return out
+
+    old, new = split(before), split(after)
+    if {r for r, _ in old} != {r for r, _ in new}:
+        raise SystemExit("compare: the two readings are not of the same frames")
+    tally = dict.fromkeys(("gained", "lost", "wrong", "hidden", "other"), 0)
+    changes, truths = [], {}
+    lost_once = {r for r, c in old.keys() ^ new.keys() if not c}     # a board one reader found and the other did not
+    for record in sorted(lost_once):
+        tally["other"] += 1
+        changes.append(f"other {record}: the board {'lost' if (record, '') in new else 'found'} now")
+    for key in sorted(old.keys() & new.keys()):
+        a, b = old[key], new[key]
+        record, cell = key
+        if a[:2] == b[:2] or not cell:
+            continue                                   # the same label and state (a confidence or a cause aside)
+        if record not in truths:
+            data = json.loads(Path(record).read_text())
+            frame = cv2.imread(str(Path(record).with_suffix(".png")))
+            scene = _scene_of(data, frame)
+            lamp = set() if scene is None else lamp_cover(scene, data["draw"]["lamp_radius"])
+            truths[record] = (data["board"], set(data["occluded_cells"]) | lamp)
+        board, covered = truths[record]
+        expected = board.get(cell, "empty")
+        # Right (True), read as what it is not (False) or unreadable (None), before and after.
+        was, now = (None if f[1] == CellState.UNREADABLE.value else f[0] == expected for f in (a, b))
+        if cell in covered:
+            kind = "hidden" if now is False else "other"
+        elif now is False:
+            kind = "wrong"
+        elif now and not was:
+            kind = "gained"
+        elif was and now is None:
+            kind = "lost"
+        else:
+            kind = "other"
+        tally[kind] += 1
+        changes.append(f"{kind} {Path(record).parent.name}/{Path(record).stem} {cell} (is {expected}"
+                       f"{', hidden' if cell in covered else ''}): {' '.join(a)} -> {' '.join(b)}")
+    return changes + [", ".join(f"{k} {v}" for k, v in tally.items())]
+
+
 def cost(folder: Path, count: int | None = None, rounds: int = 3) -> list[str]:
     """CPU time of one read of each frame (best of ``rounds``, a fresh recogniser each time, one thread): comparable
     between two readers run one after the other on a busy machine, unlike the wall time ``score`` reports."""
@@ -456,6 +532,12 @@ def main(argv: list[str] | None = None) -> int:
     timing = sub.add_parser("cost", help="CPU time of a read, best of three, on a rendered set")
     timing.add_argument("folder", type=Path)
     timing.add_argument("--frames", type=int, default=None, help="the first N frames only")
+    dump = sub.add_parser("readings", help="every cell's reading of each frame, one line a cell, for compare")
+    dump.add_argument("folder", type=Path)
+    dump.add_argument("--frames", type=int, default=None, help="the first N frames only")
+    diff = sub.add_parser("compare", help="the cells two readings files read differently, judged against the truth")
+    diff.add_argument("before", type=Path)
+    diff.add_argument("after", type=Path)
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     if args.command == "render":
@@ -463,6 +545,10 @@ def main(argv: list[str] | None = None) -> int:
         render_set(args.out, args.count, args.seed, args.spp, (width, height), args.smeared_from, args.blur)
     elif args.command == "cost":
         print("\n".join(cost(args.folder, args.frames)))
+    elif args.command == "readings":
+        print("\n".join(readings(args.folder, args.frames)))
+    elif args.command == "compare":
+        print("\n".join(compare(args.before.read_text().splitlines(), args.after.read_text().splitlines())))
     else:
         print("\n".join(score(args.folder, args.rules_only)))
     return 0

@@ -1,5 +1,6 @@
 """bench/physical_set.py on a folder of frames from the fast synthetic camera: the score counts the cells under the hand
-apart (and what was read there), and the cost is CPU time a read."""
+apart (and what was read there), the cost is CPU time a read, and two readers' readings are compared cell by cell
+against the truth."""
 
 import json
 import re
@@ -13,7 +14,7 @@ import numpy as np
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))
 
-from physical_set import cost, lamp_cover, score, smooth_line_kernel  # noqa: E402
+from physical_set import compare, cost, lamp_cover, readings, score, smooth_line_kernel  # noqa: E402
 
 from thoughtwave.engine.cells import Cell  # noqa: E402
 from thoughtwave.synth import Scene, render  # noqa: E402
@@ -57,6 +58,37 @@ def test_the_cost_is_cpu_time_a_read_with_the_machine(tmp_path):
     first, machine = cost(tmp_path, rounds=1)
     assert first.startswith(f"CPU time a read over 2 frames of {tmp_path} (best of 1, one thread): median ")
     assert " cores, load average " in machine and "OpenCV" in machine
+
+
+def test_two_readings_are_compared_cell_by_cell_against_the_truth(tmp_path):
+    a_set(tmp_path)
+    before = readings(tmp_path)
+    assert len(before) == 200                                   # two boards found, a line a cell
+    assert compare(before, before) == ["gained 0, lost 0, wrong 0, hidden 0, other 0"]
+    records = {str(tmp_path / f"frame-{i:05d}.json"): json.loads((tmp_path / f"frame-{i:05d}.json").read_text())
+               for i in range(2)}
+
+    def misread(record: str, cell: str) -> str:
+        return "empty" if records[record]["board"].get(cell, "empty") != "empty" else "red-A1-0"
+
+    first, second = records
+    right = [t.split() for t in before if t.startswith(first) and t.split()[2] == records[first]["board"].get(
+        t.split()[1], "empty")]
+    hidden = records[second]["occluded_cells"][0]
+    changed = {(first, right[0][1]): f"{misread(first, right[0][1])} tile",      # a visible cell read wrong
+               (first, right[1][1]): "- unreadable",                              # one no longer read
+               (second, hidden): f"{misread(second, hidden)} tile"}               # a hidden cell read wrong
+    after = []
+    for text in before:
+        record, cell = text.split()[:2]
+        after.append(f"{record} {cell} {changed[record, cell]} 0.900 -" if (record, cell) in changed else text)
+    got = compare(before, after)
+    assert got[-1] == "gained 0, lost 1, wrong 1, hidden 1, other 0"
+    assert sorted(change.split()[0] for change in got[:-1]) == ["hidden", "lost", "wrong"]
+    assert compare(after, before)[-1].startswith("gained 2, lost 0, wrong 0, hidden 0")   # both visible ones mended
+    lost = [t for t in before if not t.startswith(second)] + [f"{second} lost"]
+    assert compare(before, lost) == [f"other {second}: the board lost now",
+                                     "gained 0, lost 0, wrong 0, hidden 0, other 1"]
 
 
 def test_the_cells_behind_a_lamp_hung_between_the_camera_and_the_board_are_hidden():
