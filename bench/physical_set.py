@@ -445,8 +445,11 @@ def compare(before: list[str], after: list[str]) -> list[str]:
     def split(lines: list[str]) -> dict[tuple[str, str], list[str]]:
         out = {}
         for line in lines:
-            record, *rest = line.split()
-            out[(record, rest[0] if rest[0] != "lost" else "")] = rest[1:] if rest[0] != "lost" else ["lost"]
+            record, cell, *rest = line.split()
+            if cell == "lost":
+                out[(record, "")] = ["lost"]
+            else:                                   # the label, the state, the confidence, the cause ("red ne": one)
+                out[(record, cell)] = [" ".join(rest[:-3]), *rest[-3:]]
         return out
 
     old, new = split(before), split(after)

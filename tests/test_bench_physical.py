@@ -69,12 +69,15 @@ def test_two_readings_are_compared_cell_by_cell_against_the_truth(tmp_path):
                for i in range(2)}
 
     def misread(record: str, cell: str) -> str:
-        return "empty" if records[record]["board"].get(cell, "empty") != "empty" else "red-A1-0"
+        is_ = records[record]["board"].get(cell, "empty")
+        return "red ne" if is_ == "empty" else "black nesw" if is_ == "red ne" else "empty"
 
     first, second = records
-    right = [t.split() for t in before if t.startswith(first) and t.split()[2] == records[first]["board"].get(
-        t.split()[1], "empty")]
+    right = [t.split() for t in before if t.startswith(first)
+             and " ".join(t.split()[2:-3]) == records[first]["board"].get(t.split()[1], "empty")]
+    assert any(len(t) == 7 for t in right)                  # tiles among them, their labels two words ("red ne")
     hidden = records[second]["occluded_cells"][0]
+    right.sort(key=len, reverse=True)                       # a tile first
     changed = {(first, right[0][1]): f"{misread(first, right[0][1])} tile",      # a visible cell read wrong
                (first, right[1][1]): "- unreadable",                              # one no longer read
                (second, hidden): f"{misread(second, hidden)} tile"}               # a hidden cell read wrong
