@@ -142,3 +142,34 @@ def test_paper_with_a_shadow_deep_as_a_tiles_ratio_across_it_is_left_to_the_netw
 @pytest.mark.parametrize("hand", list(HANDS))
 def test_a_tile_in_a_deeper_hand_shadow_is_never_read_empty_so(colour, piece, fingers, depth, hand):
     assert HANDS[hand]({CELL: face(colour, piece)}, fingers, depth).cells()[CELL].state is not CellState.EMPTY
+
+
+def specked(grid: np.ndarray, count: int = 4, seed: int = 3) -> np.ndarray:
+    """``grid`` with ``count`` single pixels of colour noise in E5's middle (specks of a picture's noise, or of a fringe
+    along a shadow's edge: a tenth and more off the paper in blue and in red, opposite ways)."""
+    geometry = GridGeometry()
+    x, y = geometry.cell_origin(CELL.row, CELL.col)
+    p = geometry.px_per_cell
+    rng = np.random.default_rng(seed)
+    out = grid.copy()
+    for px, py in rng.uniform(0.3 * p, 0.7 * p, (count, 2)).astype(int):
+        out[y + py, x + px] = np.clip(out[y + py, x + px] * np.array([0.7, 0.9, 1.1]), 0, 255).astype(np.uint8)
+    return out
+
+
+@pytest.mark.parametrize("fingers", [1, 2])
+@pytest.mark.parametrize("depth", [0.3, 0.4, 0.62])
+def test_paper_in_a_cast_shadow_with_a_few_coloured_specks_is_still_paper_in_shade(fingers, depth):
+    # A hand off the board casts its fingers' shadow over E5; a few pixels of colour noise in its middle (a hundredth
+    # of it) leave it as colourless as paper in shade is, so it takes the shaded paper's bar all the same.
+    reading = read_cast(specked(cast({}, fingers, depth))).cells()[CELL]
+    assert reading.state is CellState.EMPTY and reading.confidence == pytest.approx(LIGHT_ONLY_EMPTY)
+
+
+@pytest.mark.parametrize("fingers", [1, 2])
+@pytest.mark.parametrize(("colour", "piece"), [(Colour.BLACK, "nes"), (Colour.BLACK, "ns"), (Colour.BLACK, "n"),
+                                               (Colour.RED, "nesw"), (Colour.RED, "s")])
+@pytest.mark.parametrize("depth", [0.3, 0.62])
+def test_a_specked_tile_in_a_cast_shadow_is_never_read_empty(colour, piece, fingers, depth):
+    assert read_cast(specked(cast({CELL: face(colour, piece)}, fingers, depth))).cells()[CELL].state \
+        is not CellState.EMPTY

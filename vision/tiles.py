@@ -256,6 +256,15 @@ SHADE_NO_TILE = 0.1
 #: read empty that were left unreadable.)
 SHADOW_SPREAD_SHARE = 0.6
 SHADOW_PAPER_TOP = 0.5
+#: A middle spanning too little for ink is colourless, as paper in shade is, where no more than this share of it
+#: shows colour (``classes``): a few specks of the picture's colour noise, or of a fringe along a hand's shadow, say
+#: nothing of what lies under the shade (seed 149 frame 3 B9, paper in a hand's shadow: 0.015 of its middle, six
+#: pixels, kept it unread). Red ink covers far more of a red tile's middle (visible red tiles of seeds 149 and 101: 0.11
+#: and more, 99% of them 0.33 and more, but for one washed out whole by glare, which the glare keeps unread); pale skin
+#: and black ink show no colour here, and the paper's hue and the networks tell them (``SHADE_NO_TILE``: the hidden
+#: tiles this newly asks there measure 0.23 and more off the paper's hue, against 0.07). Visible paper of those seeds
+#: spanning under ``SHADOW_SPREAD``: 1.9% show any colour, 99% under 0.03.
+COLOUR_SPECKS = 0.05
 #: A tile's hub, printed cream, in its darkest channel as a share of the paper's (``WAVE_BGR`` over ``PAPER_BGR``):
 #: the light a hub shows, divided by the paper white, where the white estimate follows the light on it.
 HUB_CREAM = float(min(WAVE_BGR) / min(PAPER_BGR))
@@ -1343,8 +1352,9 @@ class TileReader:
         # white estimate cannot follow): of the paper's hue (no skin, no red ink over it), spanning too little for ink
         # (shade keeps a tile's ratios), and no tile's pattern in any view of the networks (``SHADE_NO_TILE``), it is
         # paper: empty, too unsure to take a tile off.
-        # In shade as ``vision.causes`` names it (dim, a shadow's edge across it, or, spanning so little, colourless).
-        in_shade = in_shadow | (tinged == 0)
+        # In shade as ``vision.causes`` names it (dim, a shadow's edge across it, or, spanning so little, colourless: a
+        # few coloured specks aside, ``COLOUR_SPECKS``).
+        in_shade = in_shadow | (tinged <= COLOUR_SPECKS)
         shade_paper = ((state == 2) & unaccounted & ~occluded & in_shade & (light < FLAT_LIGHT_MAX)
                        & (spreads < SOFT_SPREAD))
         # ... or spanning more, as paper does with a hand's cast shadow's edge across its middle where the hand itself
