@@ -252,3 +252,34 @@ def test_paper_in_round_shadows_reads_empty_by_its_hue_and_the_networks_and_no_t
             taken += sum(cells[c].state is CellState.EMPTY and rules[c].state is CellState.UNREADABLE for c in cells)
             assert all(rules[c].state is cells[c].state or rules[c].state is CellState.UNREADABLE for c in cells)
     assert taken >= 2
+
+
+NEUTRAL = (1.0, 1.0, 1.0)
+
+
+def test_tiles_with_a_shadows_edge_across_them_are_placed_in_log_light_and_read():
+    # A hand's shadow whose sharp edge runs down column G a tenth or a quarter of a cell west of the tiles' centres:
+    # most of each tile lies in the shade, a strip of its west side and the paper beyond in full light. Divided by a
+    # white that cannot follow the edge inside a cell, the hub's template slides toward that lit strip and the tile's
+    # arms are read off their place. Placed in log light (shade multiplies the light), levelled against its own hub,
+    # and each arm in doubt read by its ratio over the ink beside it, every tile reads what it is.
+    tiles = {Cell.parse(n): p for n, p in (("G3", "nw"), ("G5", "ns"), ("G7", "esw"))}
+    x, _ = centre(Cell.parse("G1"))
+    for colour in Colour:
+        grid = grid_image({c: face(colour, p) for c, p in tiles.items()})
+        for offset in (0.25, 0.1):
+            shaded = cv2.GaussianBlur(edge_shadow(grid, x - offset * P, 0.35, 0.1 * P, NEUTRAL), (0, 0), 0.7)
+            cells = TileReader().read(shaded).cells()
+            assert {c: cells[c].label() for c in tiles} == {c: f"{colour.value} {p}" for c, p in tiles.items()}, (
+                colour, offset)
+
+
+def test_tile_centres_worked_out_for_a_few_cells_are_those_worked_out_for_all():
+    reader, rng = TileReader(), np.random.default_rng(5)
+    size = reader.geometry.size
+    for _ in range(5):
+        response = cv2.GaussianBlur(rng.normal(size=(size, size)).astype(np.float32), (0, 0), 3)
+        cells = rng.random(100) < 0.2
+        every, few = np.stack(reader._centres(response)), np.stack(reader._centres(response, cells))
+        assert np.array_equal(few.reshape(3, 100)[:, cells], every.reshape(3, 100)[:, cells])
+        assert (few[2].ravel()[~cells] == -1).all()
