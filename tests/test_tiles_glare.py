@@ -295,3 +295,34 @@ def test_in_a_sloped_sheen_an_arm_in_doubt_is_read_against_its_flanks_in_linear_
         for strength, sigma, dx in ((0.2, 0.6, 0.5), (0.4, 1.0, 0.8), (0.8, 1.5, 1.2)):
             grid = sheen(grid_image({e5: face(colour, arms)}), cx + dx * P, cy + 0.5 * dx * P, strength, sigma * P, 0.3)
             assert TileReader().read(grid).cells()[e5].label() in (f"{colour.value} {arms}", "unreadable")
+
+
+def lamp_lit(grid: np.ndarray, spots: list[tuple[float, float, float, float]], light: float = 0.6) -> np.ndarray:
+    """``grid`` under a dimmer light (``light``) plus lamp light added in linear light, sRGB out: each spot (x, y,
+    strength, sigma) a smooth lift, as a lamp's reflection through a rough coating is."""
+    yy, xx = np.mgrid[0:grid.shape[0], 0:grid.shape[1]]
+    added = sum(s * np.exp(-((xx - x) ** 2 + (yy - y) ** 2) / (2 * sigma ** 2)) for x, y, s, sigma in spots)
+    lin = LINEAR[grid] * light + added[..., None]
+    srgb = np.where(lin <= 0.0031308, 12.92 * lin, 1.055 * np.power(np.maximum(lin, 0), 1 / 2.4) - 0.055)
+    return np.clip(np.round(srgb * 255), 0, 255).astype(np.uint8)
+
+
+def test_a_tile_in_a_sheen_whose_cream_clips_and_ink_does_not_is_read_by_its_relief():
+    """A lamp's sheen lifts a tile's ink toward its cream, and a spot of it beside the tile clips the far end of a wave
+    (and the paper beyond), never its ink. Clipping takes the cream's light down, never up, so the hub still stands
+    over the body by a tile's relief in linear light: the tile reads, where the clipped wave kept it unread before. The
+    same light over paper, or over a blank side, reads no tile that is not there."""
+    e5 = Cell.parse("E5")
+    cx, cy = centre(e5)
+    for (colour, arms), broad, spot, sigma, off in (((Colour.RED, "ew"), 0.25, 0.3, 0.8, 0.8),
+                                                     ((Colour.BLACK, "sw"), 0.35, 0.3, 0.5, 0.6),
+                                                     ((Colour.RED, "nes"), 0.25, 0.3, 0.8, 0.8)):
+        lights = [(cx, cy, broad, 1.5 * P), (cx + off * P, cy, spot, sigma * P)]
+        grid = lamp_lit(grid_image({e5: face(colour, arms)}), lights)
+        ink = darkest(grid)[int(cy - 0.3 * P):int(cy + 0.3 * P), int(cx - 0.3 * P):int(cx + 0.3 * P)]
+        assert (darkest(grid) >= 250).any() and ink.min() < 200, (colour, arms)       # cream clipped, ink not
+        assert TileReader().read(grid).cells()[e5].label() == f"{colour.value} {arms}", (colour, arms, broad)
+        for other in ((Colour.BLACK, "ns"), (Colour.RED, "w"), (Colour.BLACK, "n")):       # a blank side east
+            label = TileReader().read(lamp_lit(grid_image({e5: face(*other)}), lights)).cells()[e5].label()
+            assert label in (f"{other[0].value} {other[1]}", "unreadable"), (other, label)
+        assert TileReader().read(lamp_lit(grid_image({}), lights)).cells()[e5].state is not CellState.TILE

@@ -807,15 +807,33 @@ class TileReader:
         sheen_relief = np.zeros(100, bool)
         too_little = np.where(red_means[:, col["body"]] > mdl.redness_split, mdl.hub_contrast_min,
                               mdl.black_contrast_min)
-        sheened = ((light.ravel() >= SHEEN_LIGHT) & ~glare_seen & (middle_washed == 0) & kept[:, col["body"]]
-                   & kept[:, col["hub"]] & (contrast <= too_little) & centred)
+        # A lamp's spot may clip a tile's cream (its hub, the far end of a wave, with the paper beyond it) while its ink
+        # stays below clipping: clipped cream is the lamp's light by itself (the exposure keeps paper under the clip),
+        # whatever the cell's white says. Clipping (and the tone curve's shoulder before it) takes the cream's light
+        # down, never up: the relief measured between hub and body is then at most the tile's, so a hub standing out so
+        # is a tile's all the same, as long as the ink it stands over is measured, not clipped: no sample of the body
+        # (the flanks of every arm with it) clips, nor of a side read blank (below, ``washed_ink``). A half clipped
+        # beyond its hub (``WASHED_BEYOND_HUB``: blank ink washed to cream, maybe) stays unread as elsewhere, but no
+        # longer keeps the rest of the tile from its relief: a spot as wide as a lamp's reflection (over half a cell)
+        # that clips a blank side's ink clips the same ink beside it, the side's flanks, too. Not with anything
+        # hand-like in the cell (lit skin clips too); the second opinion must see the cell uncovered, as for any tile
+        # read by its relief (``by_relief``). (Seeds 149 and 101: of 19 blank halves with clipping, none with its flanks
+        # unclipped; 4 cells so asked, one tile read. Drawn spots narrower than that, a tenth to half a cell, do clip a
+        # blank half alone: over 1,500 such pictures of tiles with a blank side under one, the readings are as before.)
+        cream_clipped = np.zeros(100, bool)
+        if clipped.any():
+            cream_cols = [col["hub"]] + [col[f"arm_{d}_{part}"] for part in ("in", "out") for d in "nesw"]
+            cream_clipped = ((clip_share[:, [col["body"]] + flank_cols].max(axis=1) == 0)
+                             & (clip_share[:, cream_cols].max(axis=1) > 0) & (cell_other.ravel() == 0))
+        sheened = ((((light.ravel() >= SHEEN_LIGHT) & ~glare_seen & (middle_washed == 0)) | cream_clipped)
+                   & kept[:, col["body"]] & kept[:, col["hub"]] & (contrast <= too_little) & centred)
         if sheened.any():
             at = np.flatnonzero(sheened)
             grey, lin_px = self._samples_in_linear(lowest, at, cx, cy, angle)
             hub_grey = self.sampling.region_means(grey)[:, col["hub"]]
             lin = self.sampling.region_means(lin_px)
             relief = (lin[:, col["hub"]] - lin[:, col["body"]]) / (TILE_RELIEF * float(linear(self.paper_level())))
-            sheen_relief[at] = (hub_grey < SHEEN_TOP) & (relief >= SHEEN_RELIEF_MIN)
+            sheen_relief[at] = ((hub_grey < SHEEN_TOP) | cream_clipped[at]) & (relief >= SHEEN_RELIEF_MIN)
             # There the sheen is taken out: each sample's linear light, between the body's and the hub's, stands for
             # the cream level the tile would show under the diffuse light alone (levels, dots and the ideal picture).
             if sheen_relief.any():
@@ -1052,8 +1070,15 @@ class TileReader:
         lit_beyond = self.beyond_paper if self.beyond_paper is not None else np.zeros(100, bool)
         occluded = (cell_other > mdl.other_max).ravel() & ~lit_beyond
         in_part &= occluded & kept[:, col["hub"]] & kept[:, col["body"]]   # a tile may be read there, nothing else
+        # A tile read by its relief with its cream clipped stands on its ink being measured: a side it reads blank that
+        # clips anywhere is ink the spot lifted past clipping, whatever it reads.
+        washed_ink = np.zeros(100, bool)
+        if (cream_clipped & sheen_relief).any():
+            washed_ink = cream_clipped & sheen_relief & (
+                blank & (clip_share[:, arm_cols].reshape(100, 2, 4).max(axis=1) > 0)).any(axis=1)
         shaped = (occupied & centred & (~occluded | in_part) & ((contrast > mdl.hub_contrast_min) | sheen_relief)
-                  & (arms > 0) & (arm_margin > mdl.arm_margin) & ~dim_blank & (residual < mdl.residual_max))
+                  & (arms > 0) & (arm_margin > mdl.arm_margin) & ~dim_blank & (residual < mdl.residual_max)
+                  & ~washed_ink)
         # Red from the body alone only where the picture is blurred enough to fade a dot: edges wider than the dot. In
         # a sharp picture a red tile without its dots is a misprint or something over it.
         if (red_by_hue & shaped & hue_sure).any() and not dots_fade():
