@@ -326,3 +326,22 @@ def test_a_tile_in_a_sheen_whose_cream_clips_and_ink_does_not_is_read_by_its_rel
             label = TileReader().read(lamp_lit(grid_image({e5: face(*other)}), lights)).cells()[e5].label()
             assert label in (f"{other[0].value} {other[1]}", "unreadable"), (other, label)
         assert TileReader().read(lamp_lit(grid_image({}), lights)).cells()[e5].state is not CellState.TILE
+
+
+def test_a_small_lamp_spot_on_a_blank_side_is_never_read_as_a_wave():
+    """A bare bulb's reflection in a glossy board is a small spot, a tenth of a cell wide, bright enough to clip: on a
+    tile's blank side it lifts the ink toward cream and past it, and leaves the ink beside it little lit, so against
+    the body and its flanks alike the side looks like a wave (to the rules and the network: 15 of these 24 read a wave
+    there before). Printed cream stands over its flanks in linear light by the hub's relief over the body, from the hub
+    to the edge, and never above the paper but by an added light: the side is read blank, or the tile left unread."""
+    e5 = Cell.parse("E5")
+    cx, cy = centre(e5)
+    reader = TileReader()
+    for colour, arms in ((Colour.BLACK, "w"), (Colour.RED, "w"), (Colour.BLACK, "nsw"), (Colour.RED, "ns")):
+        grid = grid_image({e5: face(colour, arms)})
+        for dx in (0.25, 0.35, 0.45):
+            for strength in (1.2, 2.0):
+                lit = lamp_lit(grid, [(cx + dx * P, cy, strength, 0.1 * P)])
+                assert (darkest(lit)[int(cy) - 2:int(cy) + 3, int(cx + 0.2 * P):int(cx + 0.5 * P)] >= 250).any()
+                label = reader.read(lit).cells()[e5].label()
+                assert label in (f"{colour.value} {arms}", "unreadable"), (colour, arms, dx, strength, label)

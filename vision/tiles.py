@@ -193,6 +193,15 @@ SHEEN_RELIEF_MIN = 0.65
 #: unread, all eight halves measured: 132 of 160 so clear, their 1056 halves on the wrong side for 3, all on one tile
 #: placed off its print that the light-divided levels read the same way; halves read so: 34 on 22 tiles, none wrong.)
 GLARE_RELIEF, LIN_SEEN, GLARE_ARM_MARGIN = (0.75, 1.5), 0.9, 0.5
+#: A wave's cream is printed as its hub's and lit by the same light: in linear light, where a light added smoothly
+#: across the tile (a sheen's slope too) cancels against the ink beside it, each of a wave's halves stands over its
+#: flanks by about the hub's relief over the body. Where a lamp lights a tile, a half lit above the board's paper that
+#: stands over its flanks by more than ``SPOT_RELIEF_MAX`` of that relief is lit by a small spot of the lamp's light,
+#: and a half that stands over its flanks by less than ``SPOT_WAVE_MIN`` of it is no cream printed from the hub to the
+#: edge (``TileReader.read``). (Tuning sets 149 and 101, the 143 wave sides of tiles read in a lamp's light or glare:
+#: 0.75-1.17, but for one tile beside the lamp's sphere, not asked; no reading there changes. Drawn spots a tenth of a
+#: cell wide, clipping, on a blank side: up to 2.3.)
+SPOT_RELIEF_MAX, SPOT_WAVE_MIN = 1.5, 0.6
 #: A tile in a sheen is placed by its template in linear light where that place is this far (a share of a cell) from
 #: the one found in the light-divided picture.
 RECENTRE_MIN = 0.1
@@ -966,6 +975,32 @@ class TileReader:
         arms, arm_margin = read_arms(arm_levels, arm_kept, glare_seen | (glare.ravel() > mdl.glare_max), mdl.arm_margin,
                                      blurred, occupied)
 
+        # A small spot of a lamp's light (a bare bulb's reflection in a glossy board) on a blank side lifts its ink
+        # toward cream, or past it to clipping, and leaves the ink beside it, a few samples off, little lit: against the
+        # body and against its flanks alike the side reads as a wave (and to the network too). Printed cream is not lit
+        # so: under one light a wave's halves stand over their flanks in linear light by the hub's relief over the body
+        # (an added light, smooth over that distance, cancels), both of them, from the hub to the edge, and no cream is
+        # lit above the board's paper but by an added light. So, where a lamp lights the tile (its sheen, glare, or
+        # clipping in the cell), a half lit above the paper and standing over its flanks by more than
+        # ``SPOT_RELIEF_MAX`` of the hub's relief is a spot's light (clipping only lowers it), and a half standing over
+        # its flanks by less than ``SPOT_WAVE_MIN`` of it is no printed cream (a spot lit the other half, or the hub):
+        # no tile is read with a wave side so, and the second opinion may call no side so a wave. Not with anything
+        # hand-like in the cell (skin lit by the lamp is no print either, and is refused elsewhere).
+        spotted, unlit = np.zeros((100, 4), bool), np.zeros((100, 4), bool)
+        spot_lit = (((light.ravel() >= SHEEN_LIGHT) | (glare.ravel() > mdl.glare_max) | glare_seen | cream_clipped)
+                    & occupied & centred & (cell_other.ravel() == 0))
+        if spot_lit.any():
+            at = np.flatnonzero(spot_lit)
+            grey, lin_px = self._samples_in_linear(lowest, at, cx, cy, angle)
+            lin, grey_means = self.sampling.region_means(lin_px), self.sampling.region_means(grey)
+            hub_relief = np.maximum(lin[:, col["hub"]] - lin[:, col["body"]], 1e-6)[:, None]
+            over_flanks = (lin[:, arm_cols] - lin[:, flank_cols]) / hub_relief
+            spotted[at] = ((over_flanks > SPOT_RELIEF_MAX) & (grey_means[:, arm_cols] > self.paper_level())).reshape(
+                -1, 2, 4).any(axis=1)
+            # ... and, for the second opinion, a side one of whose halves stands over its flanks by too little for
+            # cream printed from the hub to the edge (a spot lifting the other half, or the hub, alone).
+            unlit[at] = (over_flanks < SPOT_WAVE_MIN).reshape(-1, 2, 4).any(axis=1)
+
         # Colour, cue 1: the body's hue. Cue 2: the corner dots (two at least, seen). Both must say the same.
         body_red = red_means[:, col["body"]]
         hue_red = body_red > mdl.redness_split
@@ -1076,9 +1111,11 @@ class TileReader:
         if (cream_clipped & sheen_relief).any():
             washed_ink = cream_clipped & sheen_relief & (
                 blank & (clip_share[:, arm_cols].reshape(100, 2, 4).max(axis=1) > 0)).any(axis=1)
+        # A side read as a wave whose light is a lamp's spot's (``spotted``, ``unlit``, above) reads no tile.
+        spot_waves = ((spotted | unlit) & ~blank).any(axis=1)
         shaped = (occupied & centred & (~occluded | in_part) & ((contrast > mdl.hub_contrast_min) | sheen_relief)
                   & (arms > 0) & (arm_margin > mdl.arm_margin) & ~dim_blank & (residual < mdl.residual_max)
-                  & ~washed_ink)
+                  & ~washed_ink & ~spot_waves)
         # Red from the body alone only where the picture is blurred enough to fade a dot: edges wider than the dot. In
         # a sharp picture a red tile without its dots is a misprint or something over it.
         if (red_by_hue & shaped & hue_sure).any() and not dots_fade():
@@ -1301,6 +1338,8 @@ class TileReader:
         if self.off_hue is not None:
             off = self.off_hue.ravel()
             not_wave = off[:, None] & facing(off & (state == 2)) & ~outer_wave
+        if (spotted | unlit).any():
+            not_wave = (spotted | unlit) if not_wave is None else not_wave | spotted | unlit
         cover_doubt = np.zeros(100, bool)
         second, covered = (amend(self.second, norm, self.geometry, state, arms, red, eligible, np.stack([
             ~glare_seen & unglared,
@@ -1500,6 +1539,8 @@ class TileReader:
                           "its hub has the paper's hue, not a tile's cream: paper lit between shadows looks so"
                           if paper_hub[i] else
                           "it overlaps a neighbouring tile as read" if crowded[i] else
+                          "a side it reads as a wave is lit as by a lamp's small spot, not as printed cream"
+                          if spot_waves[i] and not tile_ok[i] and state[i] == 2 else
                           WASHED_OUT if washed_out[i] else
                           why_unread(i, occluded, occupied, stands_out, mdl, arms, arm_margin, colour_ok, residual,
                                      dim_blank)) for i in np.flatnonzero(state == 2)}
