@@ -127,10 +127,14 @@ def test_a_tile_clipped_only_in_a_corner_of_its_middle_by_a_spot_that_lifts_the_
 
 def test_a_deep_shadow_is_named_shadow_and_never_blur():
     # At a tenth of the light: at a fifth, the rules place most tiles by their template in log light and read them by
-    # their hub's light (the test after the next).
+    # their hub's light (the test after the next). At a tenth they read about half of the dozen cells they leave
+    # unreadable without that (a tile pulled off its cell's centre by the band's edge is placed in log light too), none
+    # wrong; what is left is named.
     band = Shadow(30, 0.0, 0.05, 0.9)
-    reading, causes = causes_of(replace(BASE, light=replace(BASE.light, shadow=band)))
-    assert len(reading.unreadable()) >= 10
+    scene = replace(BASE, light=replace(BASE.light, shadow=band))
+    reading, causes = causes_of(scene)
+    assert_none_wrong(reading, scene)
+    assert len(reading.unreadable()) >= 5
     assert causes[Cause.SHADOW] >= 0.7 * len(reading.unreadable())
     assert causes[Cause.FOCUS] == causes[Cause.MOTION] == 0
 
