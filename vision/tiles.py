@@ -401,13 +401,13 @@ def paper_beside_hand(grid: np.ndarray, geometry: GridGeometry, cells: np.ndarra
     return _of_paper_hue(at[shown], means[shown], x, y, paper_hues, geometry.size)
 
 
-def clear_spread(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray, over: np.ndarray,
-                 bright: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+def clear_spread(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray, over: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
     """(len(cells),) how far what shows of the middle of each of ``cells`` (indices), clear of ``over`` (the hand-like
     mask and a rim of ``HAND_RIM`` round it: ``near_hand``), ranges in ``dark`` (as ``middle_spread``: its bright end
     over its dark end, robust quantiles, lightly smoothed): paper in a soft shadow near 1, a tile's ink against its
-    cream several times. A middle with nothing clear of the hand ranges without bound (``inf``). ``bright``: its bright
-    end too (0 where nothing shows), as a second array."""
+    cream several times. A middle with nothing clear of the hand ranges without bound (``inf``). And (len(cells),)
+    that bright end (0 where nothing shows)."""
     smooth = cv2.blur(dark, (3, 3))
     rows, cols, n = middle_corners(geometry, cells)
     out, top = np.full(len(cells), np.inf), np.zeros(len(cells))
@@ -417,7 +417,15 @@ def clear_spread(dark: np.ndarray, geometry: GridGeometry, cells: np.ndarray, ov
             q = int(SPREAD_QUANTILE * shown.size)
             top[k] = shown[shown.size - 1 - q]
             out[k] = top[k] / max(float(shown[q]), 1e-3)
-    return (out, top) if bright else out
+    return out, top
+
+
+def spans_as_shaded_paper(spread: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """Whether middles that range ``spread`` (``middle_spread``, ``clear_spread``), ``top`` their bright end, range as
+    paper in shade does: under ``SOFT_SPREAD`` (a soft shadow), or, with a shadow's edge across them, lit paper at the
+    bright end (``SHADOW_PAPER_TOP``) and under ``SHADOW_SPREAD``, well short of a tile's printed ratio, which shade
+    keeps."""
+    return (spread < SOFT_SPREAD) | ((spread < SHADOW_SPREAD) & (top >= SHADOW_PAPER_TOP))
 
 
 class TileReader:
@@ -1442,10 +1450,9 @@ class TileReader:
                 # board's white, a lamp's sheen lifting their ink, and a tile in every view, 0.87 at least.)
                 soft = light.ravel()[at] < FLAT_LIGHT_MAX
                 if soft.any():
-                    spread, top = clear_spread(self._lo, self.geometry, at[soft], hand_rim(), bright=True)
                     # ... or spanning more, as paper does with the hand's own shadow's edge across what shows of it, lit
                     # paper at its bright end, but well short of a tile's printed ratio (``SHADOW_SPREAD_SHARE``).
-                    soft[soft] = (spread < SOFT_SPREAD) | ((spread < SHADOW_SPREAD) & (top >= SHADOW_PAPER_TOP))
+                    soft[soft] = spans_as_shaded_paper(*clear_spread(self._lo, self.geometry, at[soft], hand_rim()))
                 if soft.any() and blurred():
                     soft[:] = False
                 hand_shade[at] = self.second.no_tile(norm, self.geometry.px_per_cell, self.geometry.margin_px, at,
@@ -1461,13 +1468,12 @@ class TileReader:
         # In shade as ``vision.causes`` names it (dim, a shadow's edge across it, or, spanning so little, colourless: a
         # few coloured specks aside, ``COLOUR_SPECKS``).
         in_shade = in_shadow | (tinged <= COLOUR_SPECKS)
+        # (Spanning under ``SOFT_SPREAD``, or more, as paper does with a hand's cast shadow's edge across its middle
+        # where the hand itself lies further off, above the board or beyond its edge, no cell beside it covered: lit
+        # paper at its bright end, but well short of a tile's printed ratio, as beside a hand:
+        # ``spans_as_shaded_paper``.)
         shade_paper = ((state == 2) & unaccounted & ~occluded & in_shade & (light < FLAT_LIGHT_MAX)
-                       & (spreads < SOFT_SPREAD))
-        # ... or spanning more, as paper does with a hand's cast shadow's edge across its middle where the hand itself
-        # lies further off (above the board, or beyond its edge: no cell beside it is covered), lit paper at its bright
-        # end, but well short of a tile's printed ratio, which shade keeps (``SHADOW_SPREAD_SHARE``, as beside a hand).
-        shade_paper |= ((state == 2) & unaccounted & ~occluded & in_shade & (light < FLAT_LIGHT_MAX)
-                        & (spreads >= SOFT_SPREAD) & (spreads < SHADOW_SPREAD) & (tops >= SHADOW_PAPER_TOP))
+                       & spans_as_shaded_paper(spreads, tops))
         if shade_paper.any() and paper_hues is not None and self.second is not None and not blurred():
             shade_paper = paper_hued(grid, self.geometry, shade_paper, self._cx.ravel(), self._cy.ravel(), paper_hues)
             if shade_paper.any():
