@@ -72,8 +72,11 @@ print(json.dumps({"reader": str(where.parent), "times": times}))
 
 def extract(revision: str, into: Path) -> Path:
     """``revision``'s package laid out as installed under ``into`` (``into/thoughtwave/vision`` ...); its folder."""
-    names = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", revision], check=True,
-                           capture_output=True, text=True).stdout.split()
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", revision], capture_output=True,
+                            text=True)
+    if listed.returncode != 0:
+        raise SystemExit(f"{revision}: not a revision of this checkout ({listed.stderr.strip() or 'git failed'})")
+    names = listed.stdout.split()
     wanted = [name for name in ("thoughtwave", *LAYERS) if name in names]
     if "thoughtwave" not in wanted or "vision" not in wanted:
         raise SystemExit(f"{revision}: no thoughtwave/ and vision/ to take the reader from")

@@ -53,3 +53,8 @@ def test_the_ratios_are_over_the_frames_the_other_reader_read_and_over_all():
 def test_a_folder_without_frames_is_a_one_line_error(tmp_path):
     with pytest.raises(SystemExit, match="no frame-"):
         main([str(tmp_path)])
+
+
+def test_a_revision_that_is_not_there_is_a_one_line_error(tmp_path):
+    with pytest.raises(SystemExit, match="not-a-revision: not a revision of this checkout"):
+        extract("not-a-revision", tmp_path)
