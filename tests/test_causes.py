@@ -21,7 +21,7 @@ from thoughtwave.vision.causes import (
     diagnose,
     explain,
 )
-from thoughtwave.vision.cellmeasures import washed_whole
+from thoughtwave.vision.cellmeasures import traceless, washed_whole
 from thoughtwave.vision.events import Unreadable, to_json
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.reading import BoardReading, CellReading, CellState
@@ -108,6 +108,32 @@ def test_on_an_over_exposed_picture_a_clipped_middle_beside_a_washed_tile_may_ho
     # Beside it too, but clipped whole: in the light that leaves the washed tile's ink short of clipping, a tile beside
     # it would clip in part: paper.
     assert not out[Cell.parse("G10").index] and not out[Cell.parse("E9").index]
+
+
+def test_on_an_over_exposed_picture_a_middle_clipped_where_ink_near_is_lifted_near_clipping_shows_nothing():
+    # Shaken 'hard' seed 22, scene 56878: a smear spreads the light the clip hides into a washed tile's faint ink, so
+    # its middle clips 80-100% and what is left is at the paper's level (no trace for ``washed_whole``). Where the
+    # darkest ink within a cell is lifted to ``WASHED_TRACE`` or more, such a middle shows nothing of what lies there;
+    # not where that ink is darker, nor where the cell is clipped whole (its border too: the reader's ``blind``), nor
+    # on a board whose middles mostly do not clip.
+    geometry = GridGeometry()
+    p, m = geometry.px_per_cell, geometry.margin_px
+    dark = np.full((geometry.size, geometry.size), 255, np.uint8)
+    clipped = np.ones(100)
+    lifted, darker, whole = Cell.parse("D10"), Cell.parse("D2"), Cell.parse("H5")
+    for cell, ink, share in ((lifted, 236, 0.9), (darker, 150, 0.9), (whole, None, 1.0)):
+        y, x = m + cell.row * p, m + cell.col * p
+        if ink is not None:
+            dark[y + 7:y + p - 7, x + 7:x + p - 7] = 252              # the middle's unclipped part: paper-level
+            dark[y + 10:y + p - 10, x + 10:x + p - 10] = 255
+            dark[y + 1:y + 3, x + 1:x + p - 1] = ink                   # ink within the cell, lifted by the glare
+        clipped[cell.index] = share
+    out = traceless(clipped, dark, geometry, dark >= 250)
+    assert out[lifted.index] and not out[darker.index] and not out[whole.index]
+    assert not washed_whole(clipped, dark, geometry, lambda: 254.0)[lifted.index]      # no trace to find a tile by
+    partly = np.where(np.arange(100) < 60, 0.0, clipped)                               # most middles unclipped
+    partly[lifted.index] = 0.9
+    assert not traceless(partly, dark, geometry, dark >= 250).any()
 
 
 def test_a_tile_clipped_only_in_a_corner_of_its_middle_by_a_spot_that_lifts_the_ink_beside_it_may_be_washed_out():

@@ -114,6 +114,27 @@ def washed_whole(middle_clipped: np.ndarray, dark: np.ndarray, geometry: GridGeo
                                             | ((middle_clipped > WASHED_MOST) & (level <= PAPER_HALF_DIM)))
 
 
+def traceless(middle_clipped: np.ndarray, dark: np.ndarray, geometry: GridGeometry,
+              clipped: np.ndarray) -> np.ndarray:
+    """(100,) cells of an over-exposed picture (``OVEREXPOSED`` of the middles clipped in part) whose middle shows
+    nothing of what lies there: clipped over ``WASHED_MOST`` where the darkest ink within a cell in ``dark`` (the grid
+    image's darkest channel, uint8) is lifted to ``WASHED_TRACE`` or more, the cell not clipped whole in ``clipped``
+    (the grid image's clipped pixels; a cell clipped to its border is the reader's ``blind``). Glare that lifts ink a
+    cell away to within a fifth of clipping takes a tile's past it a little further in, and what is left unclipped of
+    a middle is all ``washed_whole`` has to find its faint trace by (``FAINT_SHARE``). A blur before the sensor clips (a
+    shake's smear, soft focus) takes even that: it mixes a tile's faint ink with the light along the smear, the spot's
+    light above the clip too, which the picture does not show, and lifts it to the paper's level or past clipping
+    (shaken 'hard' frames, fast camera: tiles 75-100% clipped, what is left at 0.96-1.00 of the paper, read empty
+    surely; seed 22's scene 56878 D10, a red ew, 83% clipped and faint when sharp, 100% smeared 3.8 px)."""
+    candidates = middle_clipped > WASHED_MOST
+    if not candidates.any() or np.mean(middle_clipped > WASHED_MIDDLE) < OVEREXPOSED:
+        return np.zeros(100, bool)
+    candidates &= darkest_near(dark, geometry) >= WASHED_TRACE
+    if candidates.any():
+        candidates &= cell_shares(clipped, geometry, 0.0, 1.0) < 1.0
+    return candidates
+
+
 def overlapping(tiles: np.ndarray, cx: np.ndarray, cy: np.ndarray, residual: np.ndarray, tile_px: float) -> np.ndarray:
     """(100,) tiles read so close to a neighbour's that the two would overlap (real tiles cannot):
     of each such pair the one less like its ideal picture is doubt (a "tile" pieced together from

@@ -40,6 +40,7 @@ from thoughtwave.vision.smeared import (
     restore_unsure,
     smeared_cells,
     take_sharper,
+    traceless_smeared,
     uncovered_unreadable,
     unsure_tiles_smeared,
 )
@@ -284,6 +285,7 @@ class Recognizer:
             again = self._repose(frame, found, [motion])
             if again is not None:
                 return again            # read again on the surer pose; its smeared cells follow as the finder's
+        traceless_smeared(readout)
         self._read_deblurred(frame, replace(found, motion=motion), readout, cell_px, doubt, cells)
         return None
 

@@ -145,6 +145,22 @@ def uncovered_unreadable(readout: TileReadout) -> list[int]:
             if readout.why.get(CELLS[i]) != WASHED_OUT]
 
 
+def traceless_smeared(readout: TileReadout) -> int:
+    """Leave unreadable, for the glare, the cells ``readout`` read empty though their clipped middle shows nothing
+    (``TileReadout.traceless``), once a smear is measured on the markers: it spreads the light the clip hides into a
+    washed tile's faint trace (``cellmeasures.traceless``), so such a middle may hold a tile. Returns how many."""
+    if readout.traceless is None:
+        return 0
+    at = np.flatnonzero((readout.traceless & (readout.state == 0)).ravel())
+    for i in at:
+        cell = CELLS[i]
+        readout.state[cell.row, cell.col] = 2
+        readout.confidence[cell.row, cell.col] = 0.0
+        readout.why[cell] = WASHED_OUT
+        readout.causes[cell] = Cause.GLARE
+    return int(at.size)
+
+
 def take_sharper(readout: TileReadout, again: TileReadout, cells: list[int]) -> int:
     """Give ``readout``'s ``cells`` (unreadable, by ``Cell.index``) the readings of ``again`` (the same board read
     from the deconvolved picture) where that one is sure; their reason and cause go. Returns how many were taken."""

@@ -89,6 +89,9 @@ class TileReadout:
     paper_white: np.ndarray | None = None
     causes: dict[Cell, Cause] = field(default_factory=dict)
     sharpness: float | None = None
+    #: (10, 10) bool, or None: cells read empty whose clipped middle shows nothing of what lies there
+    #: (``cellmeasures.traceless``), left unreadable where a smear is measured on the markers (``vision.smeared``).
+    traceless: np.ndarray | None = None
 
     def cells(self) -> dict[Cell, CellReading]:
         """All 100 cells as ``CellReading``s."""

@@ -15,9 +15,11 @@ Everything is computed on whole arrays (the 100 cells at once); the steps are:
    (a sheen adds light, so it keeps that difference), or, where its middle clips in part in a sharp picture, by the
    shape of its light: smooth as a glare spot's over its middle or over the whole of a tile's footprint, where a tile's
    unclipped ink would dip below its cream and its edge step (``paper_in_glare``; a blur ramps an ink edge as slowly as
-   a spot's light falls off). Two tiles read closer than real tiles can lie: the one less like its ideal picture is
-   doubt. A cell read as clean paper whose borders show none of the printed grid lines the board shows elsewhere is
-   paper by its light alone (``vision.gridlines``: a pale hand over a tile), too unsure to take a tile off.
+   a spot's light falls off). On an over-exposed board a middle clipped past showing even a washed tile's faint trace
+   (``traceless``) is empty only too unsure to take a tile off, and unreadable in a smeared picture. Two tiles read
+   closer than real tiles can lie: the one less like its ideal picture is doubt. A cell read as clean paper whose
+   borders show none of the printed grid lines the board shows elsewhere is paper by its light alone
+   (``vision.gridlines``: a pale hand over a tile), too unsure to take a tile off.
 3. Pose of each tile: its centre is where the cream hub sits among four dark diagonal patches (a box-filter template,
    argmax near the cell centre), its angle is the 4-fold symmetric mean of the edge directions (measured twice). A
    (32, 32) patch in each tile's own frame is resampled for all 100 cells in one remap.
@@ -81,6 +83,7 @@ from thoughtwave.vision.cellmeasures import (
     overlapping,
     paper_by_its_light,
     paper_in_glare,
+    traceless,
     washed_whole,
 )
 from thoughtwave.vision.channels import (
@@ -1192,6 +1195,15 @@ class TileReader:
         # compares with (see ``washed_whole``: not where the whole board is lit near clipping, an over-exposed picture).
         unclipped = np.maximum(1.0 - middle_washed, 0.25)
         washed_out = washed_whole(middle_washed, lowest, self.geometry, self.paper_level)
+        # A middle of an over-exposed picture clipped past showing even a washed tile's trace says nothing of what lies
+        # there (``traceless``: glare that lifts ink a cell away to near clipping, a blur that spreads the light the
+        # clip hides). In a picture the finder saw smeared it may hold a tile washed out whole; in another, paper is
+        # read there by what a cell usually holds, too unsure to take a tile off (below), and the recogniser leaves it
+        # unreadable where it measures a smear on the markers (``TileReadout.traceless``).
+        no_trace = traceless(middle_washed, lowest, self.geometry, clipped) & ~washed_out
+        if moved:
+            washed_out |= no_trace
+            no_trace[:] = False
         # ... unless its light's shape shows paper: a tile there would dip by its ink where it is not clipped, and its
         # ink's edge would step far faster than a spot's light. Not in a blurred picture: a smear or soft focus ramps
         # an ink edge as slowly as a spot falls off (seed 149 frame 25 B2: a red new in a lamp's spot, its blank side
@@ -1505,6 +1517,8 @@ class TileReader:
         # the rules' measures alone: a hand of pale skin, whole over a tile, is lit and shaped like paper to them.
         # Empty, too unsure to take a tile off (``vision.stabiliser.GONE_CONFIDENCE_MIN``).
         empty_conf = np.where(cover_doubt, np.minimum(empty_conf, LIGHT_ONLY_EMPTY), empty_conf)
+        # Nor is paper whose clipped middle shows nothing of what lies there (``traceless``, above).
+        empty_conf = np.where(no_trace, np.minimum(empty_conf, LIGHT_ONLY_EMPTY), empty_conf)
         # Paper shows the printed grid line at its borders with other paper: a cell read as clean paper that shows none
         # where the board's lines stand clear of the noise is paper by its light alone (a hand of pale skin over a tile
         # reads clean), too unsure to take a tile off (``vision.gridlines``). Measured only where a cell wanted asks it.
@@ -1552,7 +1566,8 @@ class TileReader:
                                      dim_blank)) for i in np.flatnonzero(state == 2)}
         readout = TileReadout(state.reshape(10, 10), arms.reshape(10, 10), red.reshape(10, 10),
                               confidence.reshape(10, 10).astype(np.float32), occluded.reshape(10, 10),
-                              np.stack([cx, cy], axis=-1), angle, why, self.paper_white)
+                              np.stack([cx, cy], axis=-1), angle, why, self.paper_white,
+                              traceless=(no_trace & (state == 0)).reshape(10, 10))
         if why and whole:
             # Hands, glare, shadow, then measured motion (it smears every cell) or size; sharpness only if cells remain.
             # (Not for a read of a few cells wanted: its caller takes their readings alone, and the causes it names are
