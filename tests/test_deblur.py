@@ -331,12 +331,18 @@ def test_the_crops_spectrum_guesses_the_blurs_direction_and_length(seed, length,
     assert angle_apart(guess.angle_deg, angle) <= 20.0 and abs(guess.length_px - length) <= 2.0
 
 
-def test_the_search_asks_about_the_blurs_near_the_guess_first_and_no_further_once_one_decoded():
+def search_of_a_smeared_frame():
+    """A finder, a grey frame smeared 9 px at 37 degrees, and the detector's rejected candidates in it (the seeds the
+    smear search crops first): what the tests of ``MotionEstimator.ranked`` ask."""
     frame, _ = smeared(1, 9.0, 37.0)
     finder = BoardFinder()
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     small, scale = finder._small(grey)
-    candidates = SmearSeeds(finder._thorough, small, scale)[0]
+    return finder, grey, SmearSeeds(finder._thorough, small, scale)[0]
+
+
+def test_the_search_asks_about_the_blurs_near_the_guess_first_and_no_further_once_one_decoded():
+    finder, grey, candidates = search_of_a_smeared_frame()
     asked = []
 
     class Asked(MotionEstimator):
@@ -358,11 +364,7 @@ def test_the_search_asks_about_the_blurs_near_the_guess_first_and_no_further_onc
 
 @pytest.mark.parametrize("short", [0, 1])
 def test_a_blur_under_which_every_crop_decodes_ends_the_search_without_the_finer_set(short):
-    frame, _ = smeared(1, 9.0, 37.0)
-    finder = BoardFinder()
-    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    small, scale = finder._small(grey)
-    candidates = SmearSeeds(finder._thorough, small, scale)[0]
+    finder, grey, candidates = search_of_a_smeared_frame()
     crops, size = finder.motion.crops(grey, candidates)
     assert 4 <= len(crops) < len(finder.marker_mm)
     asked = []
@@ -379,12 +381,8 @@ def test_a_blur_under_which_every_crop_decodes_ends_the_search_without_the_finer
 def test_where_no_blur_near_the_guess_decodes_a_marker_the_search_asks_no_further():
     # Crops that are no smeared markers (or a blur no deconvolution undoes) decode nothing under any blur: the search
     # stops after the guess's direction and those either side, not after all 60 coarse blurs (seed 149's boards lost
-    # to an 8.5 px shake spent 0.5-1 s there, the further directions decoding nothing on any set).
-    frame, _ = smeared(1, 9.0, 37.0)
-    finder = BoardFinder()
-    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    small, scale = finder._small(grey)
-    candidates = SmearSeeds(finder._thorough, small, scale)[0]
+    # to an 8.5 px shake spent about 0.6 s there, the further directions decoding nothing on any set).
+    finder, grey, candidates = search_of_a_smeared_frame()
     asked = []
 
     class NoneDecodes(MotionEstimator):
