@@ -302,6 +302,28 @@ def test_a_smear_over_an_over_exposed_board_leaves_a_washed_tile_no_trace_so_its
         assert not (got.state is CellState.EMPTY and got.confidence >= GONE_CONFIDENCE_MIN), name
 
 
+def test_the_tile_reader_leaves_a_traceless_middle_unreadable_in_a_smeared_picture_and_unsure_empty_in_another():
+    # The same smeared frame's grid, read by the tile reader alone: told the picture is smeared (the finder deconvolved
+    # its markers) it leaves C10 and D10 unreadable for the washed-out light; not told, it reads them empty no surer
+    # than paper by its light alone, and marks them for the recogniser (``TileReadout.traceless``), which leaves them
+    # unreadable once it measures the smear on the markers (the test above).
+    scene = Scene.random(56878, level="hard", hand=False, resolution=(960, 720))
+    frame, _ = render(replace(scene, optics=Optics(motion_px=3.806, motion_angle_deg=84.03)))
+    recognizer = Recognizer()
+    found = recognizer.finder.find(frame)
+    assert found.pose is not None and found.motion is None      # its markers decode without deconvolving
+    grid = recognizer.finder.warp(frame, found.pose)
+    cell_px, doubt = recognizer._cell_px(found.pose), recognizer._cell_doubt(found.pose)
+    paper = recognizer._marker_paper(frame, found.marker_corners)
+    smeared, other = (recognizer.reader.read(grid, cell_px, recognizer.sharp_reference, moved=moved, doubt=doubt,
+                                             **paper) for moved in (True, False))
+    for name in ("C10", "D10"):
+        cell = Cell.parse(name)
+        assert smeared.state[cell.row, cell.col] == 2 and smeared.causes.get(cell) is Cause.GLARE, name
+        assert other.state[cell.row, cell.col] == 0 and other.confidence[cell.row, cell.col] <= tiles.LIGHT_ONLY_EMPTY
+        assert other.traceless[cell.row, cell.col], name
+
+
 def test_in_a_sloped_sheen_an_arm_in_doubt_is_read_against_its_flanks_in_linear_light():
     """A lamp's sheen a cell off a tile lifts it with a slope: divided by the lifted white, a blank side on the bright
     side stands halfway to cream against the body's mean, and a wave's cream crowds its flanks at the cream level's
