@@ -37,14 +37,17 @@ FILED = "dfdf69a"
 READ_MS = 10.0
 #: The folders that become ``thoughtwave.*`` when installed (pyproject's package-dir), beside ``thoughtwave`` itself.
 LAYERS = ("engine", "vision", "calibration", "webui")
+#: A rendered frame whose brightest pixel is under this shows nothing (the scene rendered black: seed 41, frame 54, the
+#: camera inside the lamp's sphere): it has no visible cell and is not read (``bench/physical_set.py`` too).
+BLANK_LEVEL = 16
 
 #: What each reader's process runs: argv = package folder to import first ('' for none), the folder the reader must
-#: come from, frames folder, count (0: all), rounds.
+#: come from, frames folder, count (0: all), rounds, ``BLANK_LEVEL``.
 CHILD = r"""
 import json, sys, time
 from pathlib import Path
 package, home, folder = sys.argv[1], Path(sys.argv[2]).resolve(), Path(sys.argv[3])
-count, rounds = int(sys.argv[4]), int(sys.argv[5])
+count, rounds, blank = int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
 if package:
     sys.path.insert(0, package)
 import cv2
@@ -57,7 +60,7 @@ cv2.setNumThreads(1)
 times = {}
 for path in sorted(folder.glob("frame-*.png"))[: count or None]:
     frame = cv2.imread(str(path))
-    if frame is None or int(frame.max()) < 16:      # a blank render (the camera inside the lamp)
+    if frame is None or int(frame.max()) < blank:
         continue
     best = []
     for _ in range(rounds):
@@ -100,7 +103,7 @@ def read_times(package: Path | None, folder: Path, count: int | None, rounds: in
     # checkout's ``vision/``, not another clone's.
     home = ROOT / "vision" if package is None else package
     run = subprocess.run([sys.executable, "-c", CHILD, str(package or ""), str(home), str(folder), str(count or 0),
-                          str(rounds)], capture_output=True, text=True, cwd=tempfile.gettempdir())
+                          str(rounds), str(BLANK_LEVEL)], capture_output=True, text=True, cwd=tempfile.gettempdir())
     if run.returncode != 0:
         last = (run.stderr.strip().splitlines() or ["no output"])[-1]
         raise SystemExit(f"reading with {package or 'this checkout'} failed: {last}")

@@ -45,6 +45,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from cost_against import BLANK_LEVEL, read_times  # noqa: E402  (the timing loop, in a process of its own)
+
 from engine import cpu_model  # noqa: E402  (bench/engine.py: the machine line every bench prints)
 from thoughtwave.engine.cells import CELLS  # noqa: E402
 from thoughtwave.synth import Scene, render  # noqa: E402
@@ -61,8 +63,6 @@ from thoughtwave.vision.stabiliser import GONE_CONFIDENCE_MIN  # noqa: E402
 #: How much wider than the frame the undistorted picture is rendered, so lens distortion has pixels to pull in.
 MARGIN = 1.2
 PPM = 6   # texture px per mm of the printed board and tiles
-#: A frame whose brightest pixel is under this shows nothing (the scene rendered black): it has no visible cell.
-BLANK_LEVEL = 16
 
 
 def _blank(frame: np.ndarray) -> bool:
@@ -493,23 +493,14 @@ def compare(before: list[str], after: list[str]) -> list[str]:
 
 
 def cost(folder: Path, count: int | None = None, rounds: int = 3) -> list[str]:
-    """CPU time of one read of each frame (best of ``rounds``, a fresh recogniser each time, one thread): comparable
-    between two readers run one after the other on a busy machine, unlike the wall time ``score`` reports."""
-    paths = sorted(folder.glob("frame-*.png"))[:count]
-    frames = [frame for frame in (cv2.imread(str(p)) for p in paths) if frame is not None and not _blank(frame)]
-    if not frames:
+    """CPU time of one read of each frame (best of ``rounds``, a fresh recogniser each time, one thread; the loop
+    ``bench/cost_against.py`` times each revision with): comparable between two readers run one after the other on a
+    busy machine, unlike the wall time ``score`` reports."""
+    best = list(read_times(None, folder, count, rounds).values())
+    if not best:
         raise SystemExit(f"{folder}: no frames to read")
-    best = []
-    for frame in frames:
-        times = []
-        for _ in range(rounds):
-            recognizer = Recognizer()
-            started = time.process_time()
-            recognizer.read(frame)
-            times.append(time.process_time() - started)
-        best.append(1e3 * min(times))
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
-    return [f"CPU time a read over {len(frames)} frames of {folder} (best of {rounds}, one thread): median "
+    return [f"CPU time a read over {len(best)} frames of {folder} (best of {rounds}, one thread): median "
             f"{np.median(best):.1f} ms, mean {np.mean(best):.1f} ms, p95 {np.percentile(best, 95):.1f} ms",
             f"{cpu_model()}, {os.cpu_count()} cores, load average {load}, "
             f"{platform.python_implementation()} {platform.python_version()}, OpenCV {cv2.__version__}"]

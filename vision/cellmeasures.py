@@ -81,6 +81,12 @@ FAINT_SHARE = 0.95
 WASHED_PART = 0.95
 
 
+def over_exposed(middle_clipped: np.ndarray) -> bool:
+    """Whether a picture is over-exposed: ``OVEREXPOSED`` of the board's middles clipped in part (over
+    ``WASHED_MIDDLE``; ``middle_clipped``, the clipped share of each), a plateau of clipped paper."""
+    return bool(np.mean(middle_clipped > WASHED_MIDDLE) >= OVEREXPOSED)
+
+
 def washed_whole(middle_clipped: np.ndarray, dark: np.ndarray, geometry: GridGeometry,
                  paper: Callable[[], float]) -> np.ndarray:
     """(100,) cells whose middle may hold a tile washed out whole by glare: clipped white in part (``middle_clipped``,
@@ -94,7 +100,7 @@ def washed_whole(middle_clipped: np.ndarray, dark: np.ndarray, geometry: GridGeo
         return clipped
     near = darkest_near(dark, geometry)
     level = paper()
-    if np.mean(clipped) >= OVEREXPOSED:
+    if over_exposed(middle_clipped):
         # An over-exposed picture: a tile washed whole by glare over it still leaves its middle's unclipped part a
         # little below the clipped paper, where an empty middle is paper to its darkest pixels.
         p, m = geometry.px_per_cell, geometry.margin_px
@@ -116,7 +122,7 @@ def washed_whole(middle_clipped: np.ndarray, dark: np.ndarray, geometry: GridGeo
 
 def traceless(middle_clipped: np.ndarray, dark: np.ndarray, geometry: GridGeometry,
               clipped: np.ndarray) -> np.ndarray:
-    """(100,) cells of an over-exposed picture (``OVEREXPOSED`` of the middles clipped in part) whose middle shows
+    """(100,) cells of an over-exposed picture (``over_exposed``) whose middle shows
     nothing of what lies there: clipped over ``WASHED_MOST`` where the darkest ink within a cell in ``dark`` (the grid
     image's darkest channel, uint8) is lifted to ``WASHED_TRACE`` or more, the cell not clipped whole in ``clipped``
     (the grid image's clipped pixels; a cell clipped to its border is the reader's ``blind``). Glare that lifts ink a
@@ -127,7 +133,7 @@ def traceless(middle_clipped: np.ndarray, dark: np.ndarray, geometry: GridGeomet
     (shaken 'hard' frames, fast camera: tiles 75-100% clipped, what is left at 0.96-1.00 of the paper, read empty
     surely; seed 22's scene 56878 D10, a red ew, 83% clipped and faint when sharp, 100% smeared 3.8 px)."""
     candidates = middle_clipped > WASHED_MOST
-    if not candidates.any() or np.mean(middle_clipped > WASHED_MIDDLE) < OVEREXPOSED:
+    if not candidates.any() or not over_exposed(middle_clipped):
         return np.zeros(100, bool)
     candidates &= darkest_near(dark, geometry) >= WASHED_TRACE
     if candidates.any():

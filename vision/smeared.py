@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from thoughtwave.engine.cells import CELLS
+from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.vision.causes import Cause
 from thoughtwave.vision.deblur import Motion, deblurred_colour
 from thoughtwave.vision.tilemodel import WASHED_OUT, TileReadout
@@ -115,11 +115,16 @@ def unsure_tiles_smeared(readout: TileReadout, minimum: float = SMEARED_TILE_MIN
     for i in np.flatnonzero(((readout.state == 1) & (readout.confidence < minimum)).ravel()):
         cell = CELLS[i]
         unsure[int(i)] = float(readout.confidence[cell.row, cell.col])
-        readout.state[cell.row, cell.col] = 2
-        readout.confidence[cell.row, cell.col] = 0.0
-        readout.why[cell] = "smeared: no sure reading"
-        readout.causes[cell] = Cause.MOTION
+        _unread(readout, cell, "smeared: no sure reading", Cause.MOTION)
     return unsure
+
+
+def _unread(readout: TileReadout, cell: Cell, why: str, cause: Cause) -> None:
+    """Leave ``cell`` of ``readout`` unreadable, for ``why`` (the reader's reason) and ``cause`` (the players')."""
+    readout.state[cell.row, cell.col] = 2
+    readout.confidence[cell.row, cell.col] = 0.0
+    readout.why[cell] = why
+    readout.causes[cell] = cause
 
 
 def restore_unsure(readout: TileReadout, unsure: dict[int, float]) -> int:
@@ -153,11 +158,7 @@ def traceless_smeared(readout: TileReadout) -> int:
         return 0
     at = np.flatnonzero((readout.traceless & (readout.state == 0)).ravel())
     for i in at:
-        cell = CELLS[i]
-        readout.state[cell.row, cell.col] = 2
-        readout.confidence[cell.row, cell.col] = 0.0
-        readout.why[cell] = WASHED_OUT
-        readout.causes[cell] = Cause.GLARE
+        _unread(readout, CELLS[i], WASHED_OUT, Cause.GLARE)
     return int(at.size)
 
 
