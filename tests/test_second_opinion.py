@@ -352,14 +352,13 @@ def test_a_side_with_a_hand_beside_its_wave_is_never_read_blank(monkeypatch):
     assert said["not_blank"][f2.index].tolist() == [True, True, True, False]      # n and s waves, e the hand, w not
 
 
-def test_no_wave_is_taken_from_the_network_toward_pale_skin_the_rules_do_not_see(monkeypatch):
+def test_no_wave_is_taken_from_the_network_toward_a_cell_the_rules_left_unreadable(monkeypatch):
     # Seed 137 frame 162 G7: a red nw under a pale fingertip over its south end, the hand unseen in a smeared frame
     # (its skin divided by a local white that follows it is colourless like cream): the network read "red nsw",
-    # surely. Where a cell's local white and that of the unreadable cell beyond a side are both off the paper's hue,
-    # the network may call that side a wave only where the rules see a wave's light in its outer half.
+    # surely. Seed 179 frame 54 B6: a black ne with a fingertip over its west rim, the cell's local white the paper's
+    # hue: "black new". Toward a cell the rules left unreadable, the network may call a side a wave only where the
+    # rules see a wave's light in its outer half, whatever the hue of either cell's light.
     grid, f2 = clean_grid_and_f2()
-    off = np.zeros(100, bool)
-    off[[f2.index, f2.index + 1, f2.index + 10]] = True     # F2, G2 east of it, F3 south of it
     painted = grid.copy()
     g2 = f2.index + 1
     x0, y0 = 8 + (g2 % 10) * 32, 8 + (g2 // 10) * 32
@@ -373,14 +372,16 @@ def test_no_wave_is_taken_from_the_network_toward_pale_skin_the_rules_do_not_see
         return real(*args)
 
     monkeypatch.setattr(tiles_module, "amend", spy)
-    monkeypatch.setattr(tiles_module, "off_paper_hue", lambda *args: off)
+    monkeypatch.setattr(tiles_module, "off_paper_hue", lambda *args: np.zeros(100, bool))    # the paper's hue all over
     hues = (np.zeros((1, 2)), np.full((1, 3), 200.0))
     TileReader().read(painted, paper_hues=hues)
     assert said["state"][g2] == 2
-    # East: toward G2, unreadable and off the hue, and F2's east side is blank: no wave there. South: F3 is read
-    # (or F2's south wave shows): nothing refused. North and west: beyond them the paper's hue.
+    assert (said["state"] == 2).sum() == 1
+    # The two tiles beside G2, F2 (a black ns) west of it and H2 east of it, may have no wave toward it: F2's east side
+    # and H2's west. G2's other neighbours are paper, whose light is a wave's to the rules. Nothing else is refused.
     assert said["not_wave"][f2.index].tolist() == [False, True, False, False]
-    assert not said["not_wave"][[i for i in range(100) if i != f2.index]].any()
+    assert said["state"][[f2.index, g2 + 1]].tolist() == [1, 1]
+    assert np.argwhere(said["not_wave"]).tolist() == [[f2.index, 1], [g2 + 1, 3]]
 
 
 @pytest.mark.parametrize("reach", [0.2, 0.35, 0.5])
