@@ -69,8 +69,10 @@ class BoardReading:
     ms: float = 0.0
     causes: dict[Cell, Cause] = field(default_factory=dict)
 
-    def get(self, cell: Cell) -> CellReading:
-        return self.cells.get(cell, _UNREADABLE)
+    def get(self, cell: Cell | str) -> CellReading:
+        """The reading of ``cell`` (a ``Cell``, or its name: ``"E5"``); unreadable where the board was not read. A
+        name that is no cell raises ``NotationError`` (a name was once taken for a cell never read, silently)."""
+        return self.cells.get(Cell.parse(cell) if isinstance(cell, str) else cell, _UNREADABLE)
 
     def unreadable(self) -> list[Cell]:
         return [c for c in CELLS if self.get(c).state is CellState.UNREADABLE]
