@@ -37,6 +37,7 @@ from thoughtwave.vision.smeared import (
     board_box,
     cell_boxes,
     deblurred_frame,
+    paper_unsure_smeared,
     restore_unsure,
     smeared_cells,
     take_sharper,
@@ -231,6 +232,7 @@ class Recognizer:
                             self._read_deblurred(frame, replace(found, motion=blur), readout, cell_px, doubt)
                     self._read_deblurred(frame, found, readout, cell_px, doubt)
                     restore_unsure(readout, unsure)
+                    paper_unsure_smeared(readout)
                 if not found.reused:
                     self._paper = readout.paper_white
                 elif not self._same_paper(readout.paper_white):
@@ -287,6 +289,7 @@ class Recognizer:
                 return again            # read again on the surer pose; its smeared cells follow as the finder's
         traceless_smeared(readout)
         self._read_deblurred(frame, replace(found, motion=motion), readout, cell_px, doubt, cells)
+        paper_unsure_smeared(readout)
         return None
 
     def _measured_blur(self, frame: np.ndarray, found: FinderResult) -> Motion | None:

@@ -30,6 +30,7 @@ from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.vision.causes import Cause
 from thoughtwave.vision.deblur import Motion, deblurred_colour
 from thoughtwave.vision.tilemodel import WASHED_OUT, TileReadout
+from thoughtwave.vision.tiles import LIGHT_ONLY_EMPTY
 
 #: A tile read from a frame whose markers needed deconvolving with less confidence than this (0.5 + half its least
 #: margin) is read again from the deconvolved board, which has the last word where it reads the cell: a 7.4 px smear
@@ -160,6 +161,19 @@ def traceless_smeared(readout: TileReadout) -> int:
     for i in at:
         _unread(readout, CELLS[i], WASHED_OUT, Cause.GLARE)
     return int(at.size)
+
+
+def paper_unsure_smeared(readout: TileReadout) -> int:
+    """Read every empty cell of ``readout`` at ``LIGHT_ONLY_EMPTY`` at most, once a smear is known (the finder
+    deconvolved the markers, or a blur is measured on them): what tells paper from pale skin over a tile, the paper's
+    grain and the printed grid line at its borders, is what a smear wipes out first, so such a cell is paper by its
+    light alone (seed 179 frame 81 D7, a red nw under a pale hand in a frame smeared 5.5 px, read empty at 1.00: the
+    rules saw no hand, the networks saw the cell uncovered, and the line measure found half the board's line at its
+    blurred borders). Too unsure to take a tile off (``vision.stabiliser.GONE_CONFIDENCE_MIN``); a still frame, once
+    the shake has passed, can. Returns how many were lowered."""
+    lowered = (readout.state == 0) & (readout.confidence > LIGHT_ONLY_EMPTY)
+    readout.confidence[lowered] = LIGHT_ONLY_EMPTY
+    return int(lowered.sum())
 
 
 def take_sharper(readout: TileReadout, again: TileReadout, cells: list[int]) -> int:
