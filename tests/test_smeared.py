@@ -219,7 +219,7 @@ def test_no_empty_cell_of_a_smeared_frame_is_read_surely_enough_to_take_a_tile_o
         papers = [reading.get(c).confidence for c in CELLS if reading.get(c).state is CellState.EMPTY]
         return recognizer, papers
 
-    still, papers = empties(smeared(3, 0.0, 0.0)[0])
+    _, papers = empties(smeared(3, 0.0, 0.0)[0])
     assert len(papers) >= 30 and max(papers) >= GONE_CONFIDENCE_MIN
     for length, angle, deconvolved in ((10.0, 37.0, True), (6.82, 58.5, False)):
         frame, _ = smeared(3 if deconvolved else 3864, length, angle)

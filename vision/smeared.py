@@ -9,7 +9,8 @@ confidence rules; a cell unreadable for motion in the smeared picture takes the 
 reading when that one is sure (an empty cell or a whole tile). So does a tile the smeared picture reads with less
 than ``SMEARED_TILE_MIN`` confidence (it keeps its first reading where the deconvolved picture says nothing). Every
 other cell keeps its first reading: deconvolution rings, and a cell the smeared picture already reads surely gains
-nothing from it.
+nothing from it. Once a smear is known, though, no cell is read empty surely enough to take a tile off
+(``paper_unsure_smeared``).
 
 A smaller shake leaves the markers readable while it smears the tiles past reading: there the blur is measured on
 the decoded markers (``vision.markerblur``) and every unreadable cell no hand covers is read again the same way.
