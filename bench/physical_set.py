@@ -63,6 +63,8 @@ from thoughtwave.vision.stabiliser import GONE_CONFIDENCE_MIN  # noqa: E402
 #: How much wider than the frame the undistorted picture is rendered, so lens distortion has pixels to pull in.
 MARGIN = 1.2
 PPM = 6   # texture px per mm of the printed board and tiles
+#: Samples a side over each whole cell where ``touched_cells`` looks for the hand (a finger's tip over a rim shows).
+TOUCH_SAMPLES = 12
 
 
 def _blank(frame: np.ndarray) -> bool:
@@ -267,9 +269,27 @@ def frame_of(scene: Scene, draw: dict) -> tuple[np.ndarray, dict]:
               "hand": scene.hand is not None, "occluded_cells": []}
     if scene.hand is not None:
         mask = _render(scene, draw, hand_only=True).max(axis=2)
-        cover = _occlusion(scene.layout, Projector(scene.camera), (mask > 0.25).astype(np.float32), (w, h))
+        projector = Projector(scene.camera)
+        cover = _occlusion(scene.layout, projector, (mask > 0.25).astype(np.float32), (w, h))
         record["occluded_cells"] = sorted(str(c) for c, s in cover.items() if s >= OCCLUDED_SHARE)
+        record["touched_cells"] = touched_cells(scene, projector, mask > 0.25)
     return frame, record
+
+
+def touched_cells(scene: Scene, projector: Projector, mask: np.ndarray) -> list[str]:
+    """The cells the hand's ``mask`` (frame px, bool) lies over anywhere, rim included (``TOUCH_SAMPLES`` a side over
+    the whole cell): a cell it covers less than ``OCCLUDED_SHARE`` of the middle of is scored as visible, yet its rim,
+    where a wave ends, may be under a finger."""
+    h, w = mask.shape
+    steps = ((np.arange(TOUCH_SAMPLES) + 0.5) / TOUCH_SAMPLES - 0.5) * scene.layout.cell_mm
+    offsets = np.array([[dx, dy] for dy in steps for dx in steps])
+    centres = np.array([scene.layout.cell_center_mm(c) for c in CELLS])
+    px = projector.project((centres[:, None, :] + offsets[None, :, :]).reshape(-1, 2))
+    inside = np.isfinite(px).all(axis=1)
+    xi = np.clip(np.nan_to_num(px[:, 0]).round().astype(int), 0, w - 1)
+    yi = np.clip(np.nan_to_num(px[:, 1]).round().astype(int), 0, h - 1)
+    hit = (mask[yi, xi] & inside).reshape(len(CELLS), -1).any(axis=1)
+    return sorted(str(c) for c, on in zip(CELLS, hit, strict=True) if on)
 
 
 def render_set(out: Path, count: int, seed: int, spp: int, resolution: tuple[int, int],
@@ -342,8 +362,12 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
     # take it off the board (``GONE_CONFIDENCE_MIN``), or read as another tile, or an empty cell read as a tile.
     acted_on = 0
     causes: dict[str, int] = {}
+    # Of the unreadable visible cells on found boards, those the hand lies over in part (sets rendered since the
+    # thirty-second session record which: ``touched_cells``), and whether any record says.
+    touched, recorded = [0], False
     for path in sorted(folder.glob("frame-*.json")):
         record = json.loads(path.read_text())
+        recorded |= "touched_cells" in record
         frame = cv2.imread(str(path.with_suffix(".png")))
         black = _blank(frame)
         scene = None if black else _scene_of(record, frame)
@@ -390,6 +414,7 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
                     cause = reading.causes.get(cell)
                     name = cause.value if cause is not None else "none"
                     causes[name] = causes.get(name, 0) + 1
+                    touched[0] += str(cell) in record.get("touched_cells", ())
             elif got.label() == expected:
                 tally[0] += 1
             else:
@@ -406,7 +431,8 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
         lines.append(f"| {tag} | {cells} | {100 * right / cells:.2f}% | {100 * unread / cells:.2f}% | {wrong} |")
     named = sorted(causes.items(), key=lambda kv: (kv[0] == "none", -kv[1]))
     lines += ["", f"Unreadable visible cells on found boards, by cause: {sum(causes.values())} "
-              f"({', '.join(f'{k} {v}' for k, v in named)})",
+              f"({', '.join(f'{k} {v}' for k, v in named)})"
+              + (f"; the hand lies over part of {touched[0]} of them" if recorded else ""),
               f"Boards lost ({len(lost)}): {', '.join(lost) if lost else 'none'}",
               f"Frames with nothing of the board in view (black, or the lamp's sphere over all of it), not scored "
               f"({len(blank)}): {', '.join(blank) if blank else 'none'}",

@@ -20,6 +20,8 @@ from thoughtwave.engine.cells import Cell  # noqa: E402
 from thoughtwave.synth import Scene, render  # noqa: E402
 from thoughtwave.synth.physical import Lamp, camera_centre  # noqa: E402
 from thoughtwave.vision.deblur import line_psf  # noqa: E402
+from thoughtwave.vision.reading import CellState  # noqa: E402
+from thoughtwave.vision.recognizer import Recognizer  # noqa: E402
 
 DRAW = {"motion_px": 0.0, "gloss_alpha": 0.3, "window_power": 0.0, "aperture_mm": 0.1, "lamp_radius": 30.0}
 
@@ -143,3 +145,42 @@ def test_a_smooth_shake_spreads_the_light_as_far_as_its_length_says_and_any_leng
     # The reader's model of a shake is the same smooth line (the drawn one made 5.2 and 6.8 px one line).
     for length, angle in ((2.0, 45.0), (5.2, 0.0), (6.8, 0.0), (7.25, 105.0)):
         assert np.array_equal(line_psf(length, angle), smooth_line_kernel(length, angle))
+
+
+def test_the_cells_a_hand_lies_over_at_the_rim_only_are_recorded_as_touched():
+    # A fingertip over the corner where E5, F5, E6 and F6 meet covers none of their middles (the bench scores them as
+    # visible), yet lies over each one's rim, where a wave ends.
+    from physical_set import touched_cells
+
+    from thoughtwave.synth.camera import Projector
+    from thoughtwave.synth.render import _occlusion
+
+    scene = Scene.random(4401, level="mild", hand=False, resolution=(960, 720))
+    projector = Projector(scene.camera)
+    mask = np.zeros((720, 960), bool)
+    e5 = scene.layout.cell_center_mm(Cell.parse("E5"))
+    corner = projector.project(np.array([[e5[0] + scene.layout.cell_mm / 2, e5[1] + scene.layout.cell_mm / 2]]))[0]
+    radius = 0.1 * scene.layout.cell_mm * 960 / 300      # about a tenth of a cell in px at most
+    cv2.circle(mask.view(np.uint8), tuple(int(round(v)) for v in corner), max(2, int(radius)), 1, -1)
+    assert touched_cells(scene, projector, mask) == ["E5", "E6", "F5", "F6"]
+    assert _occlusion(scene.layout, projector, mask.astype(np.float32), (960, 720)) == {}
+    assert touched_cells(scene, projector, np.zeros_like(mask)) == []
+
+
+def test_the_score_says_how_many_unreadable_cells_the_hand_lies_over_where_the_set_records_it(tmp_path):
+    # A medium frame with a hand (scene 4406) leaves visible cells unreadable beside it.
+    frame, truth = render(Scene.random(4406, level="medium", hand=True, resolution=(960, 720)))
+    hidden = sorted(str(c) for c in truth.occluded_cells)
+    record = {"board": truth.board_state(), "hand": True, "occluded_cells": hidden, "draw": DRAW}
+    cv2.imwrite(str(tmp_path / "frame-00000.png"), frame)
+    (tmp_path / "frame-00000.json").write_text(json.dumps(record))
+    assert not any("the hand lies over part of" in line for line in score(tmp_path))    # no record says: nothing said
+    reading = Recognizer().read(frame)
+    unread = [str(c) for c in reading.unreadable() if str(c) not in record["occluded_cells"]]
+    assert len(unread) >= 4
+    read = next(str(c) for c, got in reading.cells.items()
+                if got.state is not CellState.UNREADABLE and str(c) not in record["occluded_cells"])
+    record["touched_cells"] = unread[:3] + [read]          # a cell read counts nowhere, touched or not
+    (tmp_path / "frame-00000.json").write_text(json.dumps(record))
+    line = next(line for line in score(tmp_path) if line.startswith("Unreadable visible cells on found boards"))
+    assert line.endswith("; the hand lies over part of 3 of them")
