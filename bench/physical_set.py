@@ -364,7 +364,7 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
     causes: dict[str, int] = {}
     # Of the unreadable visible cells on found boards, those the hand lies over in part (sets rendered since the
     # thirty-second session record which: ``touched_cells``), and whether any record says.
-    touched, recorded = [0], False
+    touched, recorded = 0, False
     for path in sorted(folder.glob("frame-*.json")):
         record = json.loads(path.read_text())
         recorded |= "touched_cells" in record
@@ -414,7 +414,7 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
                     cause = reading.causes.get(cell)
                     name = cause.value if cause is not None else "none"
                     causes[name] = causes.get(name, 0) + 1
-                    touched[0] += str(cell) in record.get("touched_cells", ())
+                    touched += str(cell) in record.get("touched_cells", ())
             elif got.label() == expected:
                 tally[0] += 1
             else:
@@ -432,7 +432,7 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
     named = sorted(causes.items(), key=lambda kv: (kv[0] == "none", -kv[1]))
     lines += ["", f"Unreadable visible cells on found boards, by cause: {sum(causes.values())} "
               f"({', '.join(f'{k} {v}' for k, v in named)})"
-              + (f"; the hand lies over part of {touched[0]} of them" if recorded else ""),
+              + (f"; the hand lies over part of {touched} of them" if recorded else ""),
               f"Boards lost ({len(lost)}): {', '.join(lost) if lost else 'none'}",
               f"Frames with nothing of the board in view (black, or the lamp's sphere over all of it), not scored "
               f"({len(blank)}): {', '.join(blank) if blank else 'none'}",
