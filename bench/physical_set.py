@@ -280,16 +280,12 @@ def touched_cells(scene: Scene, projector: Projector, mask: np.ndarray) -> list[
     """The cells the hand's ``mask`` (frame px, bool) lies over anywhere, rim included (``TOUCH_SAMPLES`` a side over
     the whole cell): a cell it covers less than ``OCCLUDED_SHARE`` of the middle of is scored as visible, yet its rim,
     where a wave ends, may be under a finger."""
-    h, w = mask.shape
     steps = ((np.arange(TOUCH_SAMPLES) + 0.5) / TOUCH_SAMPLES - 0.5) * scene.layout.cell_mm
     offsets = np.array([[dx, dy] for dy in steps for dx in steps])
     centres = np.array([scene.layout.cell_center_mm(c) for c in CELLS])
-    px = projector.project((centres[:, None, :] + offsets[None, :, :]).reshape(-1, 2))
-    inside = np.isfinite(px).all(axis=1)
-    xi = np.clip(np.nan_to_num(px[:, 0]).round().astype(int), 0, w - 1)
-    yi = np.clip(np.nan_to_num(px[:, 1]).round().astype(int), 0, h - 1)
-    hit = (mask[yi, xi] & inside).reshape(len(CELLS), -1).any(axis=1)
-    return sorted(str(c) for c, on in zip(CELLS, hit, strict=True) if on)
+    points = (centres[:, None, :] + offsets[None, :, :]).reshape(-1, 2)
+    h, w = mask.shape
+    return sorted(str(c) for c in _occlusion(scene.layout, projector, mask.astype(np.float32), (w, h), points))
 
 
 def render_set(out: Path, count: int, seed: int, spp: int, resolution: tuple[int, int],

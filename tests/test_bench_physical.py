@@ -14,11 +14,13 @@ import numpy as np
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))
 
-from physical_set import compare, cost, lamp_cover, readings, score, smooth_line_kernel  # noqa: E402
+from physical_set import compare, cost, lamp_cover, readings, score, smooth_line_kernel, touched_cells  # noqa: E402
 
 from thoughtwave.engine.cells import Cell  # noqa: E402
 from thoughtwave.synth import Scene, render  # noqa: E402
+from thoughtwave.synth.camera import Projector  # noqa: E402
 from thoughtwave.synth.physical import Lamp, camera_centre  # noqa: E402
+from thoughtwave.synth.render import _occlusion  # noqa: E402
 from thoughtwave.vision.deblur import line_psf  # noqa: E402
 from thoughtwave.vision.reading import CellState  # noqa: E402
 from thoughtwave.vision.recognizer import Recognizer  # noqa: E402
@@ -150,11 +152,6 @@ def test_a_smooth_shake_spreads_the_light_as_far_as_its_length_says_and_any_leng
 def test_the_cells_a_hand_lies_over_at_the_rim_only_are_recorded_as_touched():
     # A fingertip over the corner where E5, F5, E6 and F6 meet covers none of their middles (the bench scores them as
     # visible), yet lies over each one's rim, where a wave ends.
-    from physical_set import touched_cells
-
-    from thoughtwave.synth.camera import Projector
-    from thoughtwave.synth.render import _occlusion
-
     scene = Scene.random(4401, level="mild", hand=False, resolution=(960, 720))
     projector = Projector(scene.camera)
     mask = np.zeros((720, 960), bool)

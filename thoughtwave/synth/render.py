@@ -231,12 +231,13 @@ def cell_middle_points(layout: BoardLayout) -> np.ndarray:
 
 
 def _occlusion(layout: BoardLayout, projector: Projector, mask: np.ndarray | None,
-               size: tuple[int, int]) -> dict[Cell, float]:
-    """Share of each cell's central area (``cell_middle_points``) under the hand; cells it misses are left out."""
+               size: tuple[int, int], points: np.ndarray | None = None) -> dict[Cell, float]:
+    """Share of each cell's central area (``cell_middle_points``; or ``points``, board mm, as many a cell in ``CELLS``
+    order) under the hand; cells it misses are left out."""
     if mask is None:
         return {}
     w, h = size
-    px = projector.project(cell_middle_points(layout))
+    px = projector.project(cell_middle_points(layout) if points is None else points)
     inside = np.isfinite(px).all(axis=1)
     xi = np.clip(np.nan_to_num(px[:, 0]).round().astype(int), 0, w - 1)
     yi = np.clip(np.nan_to_num(px[:, 1]).round().astype(int), 0, h - 1)
