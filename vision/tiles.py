@@ -66,6 +66,7 @@ from thoughtwave.vision.cellmeasures import (
     LINEAR,
     MIDDLE,
     SPREAD_QUANTILE,
+    WASHED_MOST,
     around,
     at_edges,
     beyond_edges,
@@ -1528,6 +1529,13 @@ class TileReader:
             no_line, lines = unlined(grid, self.geometry, (state == 0) & ~hued & ~glare_paper & ~beside & ~hand_shade
                                      & ~shade_paper)
             empty_conf = np.where(no_line, np.minimum(empty_conf, LIGHT_ONLY_EMPTY), empty_conf)
+        # Nor is paper most of whose middle clips where no line could be measured (no cell beside it read as
+        # paper): what is left unclipped is all that says paper, and a lamp's sphere hung in view, white to a sharp
+        # edge, hides a tile whole while ink a cell away stays dark, where ``washed_whole`` looks for a glare spot's
+        # fall-off (seed 191 frame 127 C1, a red w behind the lamp, 88% of its middle clipped and every neighbour
+        # unreadable: empty at 1.00).
+        unseen_line = (state == 0) & (middle_washed >= WASHED_MOST) & np.isnan(lines)
+        empty_conf = np.where(unseen_line, np.minimum(empty_conf, LIGHT_ONLY_EMPTY), empty_conf)
         # A cell every pixel of which, its borders' printed line too, is washed out shows nothing: glare adds light
         # alike to paper and to a tile's ink, and clipping takes away the difference that is left, so a tile there whose
         # ink the light lifts past the sensor's last levels looks as paper does, and how far above them it is lit cannot
