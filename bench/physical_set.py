@@ -518,7 +518,7 @@ def cost(folder: Path, count: int | None = None, rounds: int = 3) -> list[str]:
     """CPU time of one read of each frame (best of ``rounds``, a fresh recogniser each time, one thread; the loop
     ``bench/cost_against.py`` times each revision with): comparable between two readers run one after the other on a
     busy machine, unlike the wall time ``score`` reports."""
-    best = list(read_times(None, folder, count, rounds).values())
+    best = list(read_times(None, folder, count, rounds)[0].values())
     if not best:
         raise SystemExit(f"{folder}: no frames to read")
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
