@@ -81,6 +81,7 @@ from thoughtwave.vision.cellmeasures import (
     middle_relief,
     middle_spread,
     middle_unevenness,
+    over_exposed,
     overlapping,
     paper_by_its_light,
     paper_in_glare,
@@ -1533,8 +1534,10 @@ class TileReader:
         # paper): what is left unclipped is all that says paper, and a lamp's sphere hung in view, white to a sharp
         # edge, hides a tile whole while ink a cell away stays dark, where ``washed_whole`` looks for a glare spot's
         # fall-off (seed 191 frame 127 C1, a red w behind the lamp, 88% of its middle clipped and every neighbour
-        # unreadable: empty at 1.00).
-        unseen_line = (state == 0) & (middle_washed >= WASHED_MOST) & np.isnan(lines)
+        # unreadable: empty at 1.00). Not in an over-exposed picture, whose paper clips all over and washes the lines
+        # out with it while a tile's ink stays dark (a board on a dark cloth): ``washed_whole`` weighs glare there.
+        unseen_line = ((state == 0) & (middle_washed >= WASHED_MOST) & np.isnan(lines)
+                       & (not over_exposed(middle_washed)))
         empty_conf = np.where(unseen_line, np.minimum(empty_conf, LIGHT_ONLY_EMPTY), empty_conf)
         # A cell every pixel of which, its borders' printed line too, is washed out shows nothing: glare adds light
         # alike to paper and to a tile's ink, and clipping takes away the difference that is left, so a tile there whose
