@@ -416,3 +416,16 @@ def test_a_tile_behind_a_lamp_hung_in_view_is_never_read_empty_surely():
         got = cells[under]
         assert not (got.state is CellState.EMPTY and got.confidence >= GONE_CONFIDENCE_MIN), (name, got)
         assert cells[j10].state is CellState.EMPTY and cells[j10].confidence >= GONE_CONFIDENCE_MIN
+
+
+def test_a_sheen_sloped_steeply_enough_to_pass_for_a_shadow_s_edge_still_reads_by_its_flanks():
+    """A lamp's sheen just off a tile lifts it with a slope steep enough that the cell's light looks as uneven as a
+    shadow's edge across it, though it is lit above the board's paper: no shadow dims it, the sheen adds light. Every
+    half of such a tile, against its flanks in linear light, stands clearly at its hub's relief or at none, and it reads
+    so (seed 181 frame 135 C4 and F4, a red sw and a black sw beside a sheen, unreadable as in shade)."""
+    e5 = Cell.parse("E5")
+    cx, cy = centre(e5)
+    for colour, arms, (ux, uy) in ((Colour.BLACK, "sw", (1, 0)), (Colour.RED, "sw", (0.7, -0.7)),
+                                   (Colour.BLACK, "ns", (1, 0))):
+        grid = sheen(grid_image({e5: face(colour, arms)}), cx + 0.7 * P * ux, cy + 0.7 * P * uy, 0.5, 0.5 * P, 0.5)
+        assert TileReader().read(grid).cells()[e5].label() == f"{colour.value} {arms}", (colour, arms)

@@ -894,12 +894,15 @@ class TileReader:
         # side. So a half left in doubt here is read by that difference, where the hub's relief is a tile's at the
         # board's paper light (nothing clips it, no shade dims it), every half of the tile says wave or blank so by
         # ``GLARE_ARM_MARGIN`` (below), and the half's level against the body does not say the other (or is in doubt
-        # itself). Not in shade nor where anything hand-like shows in the cell: neither adds light. A half read before
-        # is never changed, and every later test of a tile still applies (residual, colour, a hand beside it).
+        # itself). Not in shade (dim, or uneven and no brighter than the paper) nor where anything hand-like shows in
+        # the cell: neither adds light. A half read before is never changed, and every later test of a tile still
+        # applies (residual, colour, a hand beside it).
         in_doubt = np.abs(arm_levels - 0.5) * 2 <= mdl.arm_margin
         flank_read = np.zeros(0, int)       # tiles with a half read so, their samples' linear light and which count
+        sloped = np.zeros(100, bool)        # tiles lit above the paper whose light's unevenness is a sheen's slope
         lamp_lit = (((light.ravel() >= SHEEN_LIGHT) | glare_seen | (glare.ravel() > mdl.glare_max))
-                    & in_doubt.any(axis=(1, 2)) & (middle_body > mdl.occupied_min) & centred & ~in_shadow.ravel()
+                    & in_doubt.any(axis=(1, 2)) & (middle_body > mdl.occupied_min) & centred
+                    & ~(in_shadow & (light < SHEEN_LIGHT)).ravel()
                     & (cell_other.ravel() == 0))
         if lamp_lit.any():
             at = np.flatnonzero(lamp_lit)
@@ -924,6 +927,13 @@ class TileReader:
             not_denied = (((by_flanks > 0.5) == (body_says > 0.5))
                           | (np.abs(body_says - 0.5) * 2 <= mdl.arm_margin))
             read_so = decisive[:, None, None] & in_doubt[at] & not_denied
+            # A tile lit above the paper yet as uneven as a shadow's edge across it: a sheen's slope, steep beside its
+            # spot (seed 181 frame 135, C4 and F4 beside a sheen, unreadable as in shade). A shadow across it would dim
+            # some halves' relief by its depth and leave them between the print's two levels (not ``decisive``); every
+            # half measured, each clearly at one of them, is read so, and the slope is no shade to doubt a blank side.
+            sloped_at = decisive & in_shadow.ravel()[at]
+            read_so |= sloped_at[:, None, None] & measurable
+            sloped[at[sloped_at]] = True
             arm_levels[at] = np.where(read_so, by_flanks, arm_levels[at])
             flank_read = read_so.any(axis=(1, 2))
             flank_read, flank_lin, flank_seen = at[flank_read], lin_px[flank_read], lin_seen[flank_read]
@@ -1110,7 +1120,7 @@ class TileReader:
         blank = (arms[:, None] & np.array(ARM_BITS)) == 0                                   # (100, 4)
         half = np.where(arm_kept[:, 1], arm_levels[:, 1], np.where(arm_kept[:, 0], arm_levels[:, 0], -np.inf))
         blank_level = np.where(blank, half, -np.inf).max(axis=1)
-        dim_blank = shaded & (blank_level > mdl.blank_in_shade_max)
+        dim_blank = shaded.ravel() & ~sloped & (blank_level > mdl.blank_in_shade_max)
 
         # Lit far beyond the markers' paper (a lamp's sphere in view): no tile, no paper and no hand shows there. Such a
         # cell is unreadable, not occluded (a lamp stays: the stabiliser takes the board around it once it has waited
