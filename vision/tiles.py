@@ -175,6 +175,9 @@ BEYOND_DARK, HAND_ON_SIDE = 0.5, 0.1
 #: 1.05), and the dark beyond it is lit more than this above the side (a finger or sleeve over the whole arm, as dark as
 #: ink, runs on beyond the tile's edge as dark as it is over the side; paper in the hand's shadow is lit more than ink).
 LIT_ALIKE = 1.2
+#: A blank side whose strip right past its edge is this dark against the side's own light, or darker, may hide a wave's
+#: end under a finger's shade (``TileReader.read``: the tile is left unreadable, the cause a hand).
+SHADE_BEYOND = 0.6
 #: A half of a side in doubt beside a hand reads as a wave in the hand's shade (``TileReader._shaded_waves``) where its
 #: light is at least this many times its flanks' (``ColourModel.blank_ratio_max``: no blank half is lit so over its
 #: flanks) and this share of the ratio of the tile's hub over its body, its flanks under this share of the hub's light;
@@ -1175,6 +1178,21 @@ class TileReader:
         # dark that no tile read explains across a blank side that faces a cell where a hand shows.
         beyond = beyond_edges(unexplained, cx, cy, angle, self.tile_px) > BEYOND_DARK
         doubtful = tile_ok[:, None] & blank & facing(cell_other.ravel() > 0) & beyond
+        # ... or, whatever the cell beyond shows (skin lit pale enough to pass for paper is not hand-like), where the
+        # strip right outside the side's edge is far darker than the side itself (``SHADE_BEYOND``): a blank side's ink
+        # ends at the edge and what lies past it is paper, a gap or another tile's ink, lit as much; a finger's shade
+        # over a wave's end runs on past the edge deeper than the cream it darkened (seed 193 frame 69 A9, a black sw
+        # whose south wave lay under a pale fingertip's shade, read "black w" at 0.72: its south side as light
+        # as the ink beside it, the strip past it 0.49 of the side). Not at the board's rim, where the margin's bar is,
+        # nor in a picture the finder saw smeared: deconvolving it rings dark past every edge.
+        deep = np.zeros((100, 4), bool)
+        ask = tile_ok[:, None] & blank & beyond & facing(np.ones(100, bool))
+        if ask.any() and not moved:
+            at = np.flatnonzero(ask.any(axis=1))
+            side_light = np.where(arm_kept[at], lights[at][:, arm_cols].reshape(-1, 2, 4), 0.0).max(axis=1)
+            edge_dark = at_edges(self._lo, cx.ravel()[at], cy.ravel()[at], angle.ravel()[at], self.tile_px).min(axis=2)
+            deep[at] = ask[at] & (edge_dark <= SHADE_BEYOND * side_light)
+            doubtful |= deep
 
         def own_red_ink(sides: np.ndarray) -> np.ndarray:
             """(100, 4) of ``sides`` ((100, 4) bool, n e s w), those of red tiles (as read now) that are red ink over
@@ -1431,7 +1449,7 @@ class TileReader:
             if (sides & ~on_side & past).any():     # (measured only where it may clear a side)
                 past &= ((at_edges(other, x_at, y_at, a_at, self.tile_px).max(axis=2) >= HAND_ON_SIDE)
                          | (at_edges(self._lo, x_at, y_at, a_at, self.tile_px).min(axis=2) <= LIT_ALIKE * side_light))
-            refused = sides & (on_side | past)
+            refused = (sides & (on_side | past)) | deep[at]
             at, sides = at[~refused.any(axis=1)], sides[~refused.any(axis=1)]
             if at.size:
                 at = at[self.second.blank(norm, self.geometry.px_per_cell, self.geometry.margin_px, at, sides,
