@@ -935,7 +935,7 @@ class TileReader:
             # some halves' relief by its depth and leave them between the print's two levels (not ``decisive``); every
             # half measured, each clearly at one of them, is read so, and the slope is no shade to doubt a blank side.
             sloped_at = decisive & in_shadow.ravel()[at]
-            read_so |= sloped_at[:, None, None] & measurable
+            read_so |= sloped_at[:, None, None]          # (``decisive``: every half measurable)
             sloped[at[sloped_at]] = True
             arm_levels[at] = np.where(read_so, by_flanks, arm_levels[at])
             flank_read = read_so.any(axis=(1, 2))
@@ -1123,7 +1123,7 @@ class TileReader:
         blank = (arms[:, None] & np.array(ARM_BITS)) == 0                                   # (100, 4)
         half = np.where(arm_kept[:, 1], arm_levels[:, 1], np.where(arm_kept[:, 0], arm_levels[:, 0], -np.inf))
         blank_level = np.where(blank, half, -np.inf).max(axis=1)
-        dim_blank = shaded.ravel() & ~sloped & (blank_level > mdl.blank_in_shade_max)
+        dim_blank = shaded & ~sloped & (blank_level > mdl.blank_in_shade_max)
 
         # Lit far beyond the markers' paper (a lamp's sphere in view): no tile, no paper and no hand shows there. Such a
         # cell is unreadable, not occluded (a lamp stays: the stabiliser takes the board around it once it has waited
@@ -1178,6 +1178,8 @@ class TileReader:
         # dark that no tile read explains across a blank side that faces a cell where a hand shows.
         beyond = beyond_edges(unexplained, cx, cy, angle, self.tile_px) > BEYOND_DARK
         doubtful = tile_ok[:, None] & blank & facing(cell_other.ravel() > 0) & beyond
+        # (100, 4) each side's light, the brighter of its two halves seen (0 where neither is).
+        side_lights = np.where(arm_kept, lights[:, arm_cols].reshape(100, 2, 4), 0.0).max(axis=1)
         # ... or, whatever the cell beyond shows (skin lit pale enough to pass for paper is not hand-like), where the
         # strip right outside the side's edge is far darker than the side itself (``SHADE_BEYOND``): a blank side's ink
         # ends at the edge and what lies past it is paper, a gap or another tile's ink, lit as much; a finger's shade
@@ -1189,9 +1191,8 @@ class TileReader:
         ask = tile_ok[:, None] & blank & beyond & facing(np.ones(100, bool))
         if ask.any() and not moved:
             at = np.flatnonzero(ask.any(axis=1))
-            side_light = np.where(arm_kept[at], lights[at][:, arm_cols].reshape(-1, 2, 4), 0.0).max(axis=1)
             edge_dark = at_edges(self._lo, cx.ravel()[at], cy.ravel()[at], angle.ravel()[at], self.tile_px).min(axis=2)
-            deep[at] = ask[at] & (edge_dark <= SHADE_BEYOND * side_light)
+            deep[at] = ask[at] & (edge_dark <= SHADE_BEYOND * side_lights[at])
             doubtful |= deep
 
         def own_red_ink(sides: np.ndarray) -> np.ndarray:
@@ -1434,7 +1435,7 @@ class TileReader:
             at = np.flatnonzero(confirm)
             sides = (blank & beyond & (facing(cell_other.ravel() > 0) | facing((state == 2) | beside)))[at]
             x_at, y_at, a_at = cx.ravel()[at], cy.ravel()[at], angle.ravel()[at]
-            side_light = np.where(arm_kept[at], lights[at][:, arm_cols].reshape(-1, 2, 4), 0.0).max(axis=1)
+            side_light = side_lights[at]
             side_clear = sides_clear(at)
             hand_beyond = beyond_edges(other, x_at, y_at, a_at, self.tile_px)
             beyond_light = beyond_edges(self._lo, x_at, y_at, a_at, self.tile_px)
