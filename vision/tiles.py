@@ -218,6 +218,16 @@ RECENTRE_MIN = 0.1
 #: the mean of four. (Sheen tiles of seeds 101, 67, 83: black ones' least dot 0.051 at most, paper's 0.093; red ones
 #: so read 0.24-0.50.)
 DOT_ALONE = 2.0
+#: A body surely of red's hue is red by three of its four corner dots standing this far above their rings, the fourth
+#: not darker below its ring than something over it makes it: over twice the most a black tile's second-dimmest corner
+#: stands (0.092 of 13,413 black tiles with four corners seen, tuning sets 173-193, 149's first 120 frames, 101's first
+#: 35, 7's first 60, red ones 0.19 at the 5th percentile; 0.023 of 5,448 on the fast camera's shaken sweeps 17, 22-25).
+THREE_DOTS_MIN = 0.2
+#: A body of black's hue is black by the dimmer two of its corners standing under this above their rings, the hub
+#: standing out: black tiles' dimmer two stand 0.046 at most (13,210 with such a body, not in a shadow, the same sets;
+#: 0.014 at most of 4,948 on the fast camera's shaken sweeps 17 and 22-25), red tiles' whose hue says black none
+#: between 0.02 and 0.169 (one, in a lamp's sheen, 0.169; three on the hard sweeps, -0.093 to 0.020, read black before).
+CORNERS_BLACK_MAX = 0.06
 #: A black tile's hub is printed cream, yellower than the paper: in log blue over red 0.065 off it (``WAVE_BGR``
 #: against ``PAPER_BGR``). Light falling on both alike keeps that. A hub lit as the board's paper (its
 #: cell's white at least ``PAPER_HUB_LIGHT`` of the board's) within ``PAPER_HUB_HUE`` of the paper's hue, against its
@@ -1038,26 +1048,35 @@ class TileReader:
         # A black tile has no dots: each of its corners is its body's ink. Cream beside a corner (a wave's channel, the
         # paper past the tile's edge) that the camera's blur spreads into it, or a small cell's noise, lifts a corner or
         # two, never all four as a red tile's four cream dots stand: with a body of black's hue, the dimmer two corners
-        # seen at the body's level (under ``dot_black_max`` above their rings, neither as dark below them as something
-        # over a corner makes it) say black as the mean of four at that level does, where the hub stands out of the body
-        # in the diffuse light (not by its relief in a sheen alone). Not in a shadow (as ``vision.causes`` names it),
-        # where the dots' measure fails both ways and a red body pales toward black's hue, nor with anything hand-like
-        # in the cell or beside it, which shades corners unevenly too: there the second opinion, which sees what lies
-        # beyond the cell, is asked as before (flat bench, hard seed 800016 D7: a black ew beside a hand it reads
-        # right, which the rules would leave unread, as a tile whose wave's end the hand may cover). (Tuning sets
-        # 149-67 and 7's first 60: black tiles left unread for their colour had their dimmer two at 0.001-0.031, a
-        # corner or two up to 0.25, hubs 0.46 of the cream level or more above the body; of about 16,000 red tiles,
-        # the 6 whose body reads black's hue with a hub standing out so read black by the mean of their corners
-        # already, none by the dimmer two alone.)
+        # seen near the body's level (under ``CORNERS_BLACK_MAX`` above their rings, neither as dark below them as
+        # something over a corner makes it) say black as the mean of four at that level does, where the hub stands out
+        # of the body in the diffuse light (not by its relief in a sheen alone: on the fast camera's hard shaken sweeps
+        # a red nesw in a sheen, its body of black's hue, had its dimmer two at 0.042). Not in a shadow (as
+        # ``vision.causes`` names it), where the dots' measure fails both ways and a red body pales toward black's hue,
+        # nor with anything hand-like in the cell or beside it, which shades corners unevenly too: there the second
+        # opinion, which sees what lies beyond the cell, is asked as before (flat bench, hard seed 800016 D7: a black ew
+        # beside a hand it reads right, which the rules would leave unread, as a tile whose wave's end the hand may
+        # cover). (Tuning sets 149-67 and 7's first 60: black tiles left unread for their colour had their dimmer two at
+        # 0.001-0.031, a corner or two up to 0.25, hubs 0.46 of the cream level or more above the body; of about 16,000
+        # red tiles, the 6 whose body reads black's hue with a hub standing out so read black by the mean of their
+        # corners already, none by the dimmer two alone. Under ``dot_black_max`` at first: 4 black tiles of tuning sets
+        # 149-193 were left unreadable, their dimmer two at 0.036-0.043.)
         corner_levels = np.sort(np.where(dot_kept, dot_levels, np.inf), axis=1)
         dimmer = corner_levels[:, :2].mean(axis=1)      # (inf where fewer than two are seen: no ``dots_seen``)
-        corners_black = (dots_seen & ~dots_black & ~hue_red & (dimmer < mdl.dot_black_max)
+        corners_black = (dots_seen & ~dots_black & ~hue_red & (dimmer < CORNERS_BLACK_MAX)
                          & (corner_levels[:, 0] > -mdl.dot_dark_max) & (contrast > mdl.black_contrast_min)
                          & ~in_shadow
                          & ~around(cell_other.ravel() > 0))
+        # A red tile's dot lost to what lies over its corner (a finger's shade, a neighbour's ink smeared over it at the
+        # board's edge) leaves the mean of four asking every dot to stand above its ring in vain: three standing well
+        # above theirs (``THREE_DOTS_MIN``), with a body surely red, say red all the same. (Tuning sets: 22 tiles so,
+        # every one red; 8 left unreadable before.)
+        three_dots = (dot_kept.all(axis=1) & (corner_levels[:, 1] > THREE_DOTS_MIN)
+                      & (corner_levels[:, 0] > -mdl.dot_dark_max))
         dot_margin = np.where(corners_black, (mdl.dot_black_max - dimmer) / mdl.dot_black_max,
                               np.where(dots_red, (dots - mdl.dot_red_min) / mdl.dot_red_min,
-                                       (mdl.dot_black_max - dots) / mdl.dot_black_max))
+                                       np.where(three_dots, (corner_levels[:, 1] - THREE_DOTS_MIN) / THREE_DOTS_MIN,
+                                                (mdl.dot_black_max - dots) / mdl.dot_black_max)))
         hue_sure = np.abs(body_red - mdl.redness_split) > mdl.redness_gap
         # Blur takes a small dot's contrast away evenly (all four fade) but never makes dots of plain body:
         # faded dots abstain, and a body far redder than black ink ever reads is red by itself. Dots of which
@@ -1166,7 +1185,7 @@ class TileReader:
             a_dot = (dot_kept[at] & (dot_levels[at] > mdl.dot_red_min)).any(axis=1)
             if (ink_red[at] & ~a_dot).any() and not dots_fade():
                 ink_red[at] &= a_dot
-        colour_ok = (hue_sure & ((hue_red & (dots_red | red_by_hue | ink_red)) | black_ok)) | dots_alone
+        colour_ok = (hue_sure & ((hue_red & (dots_red | red_by_hue | ink_red | three_dots)) | black_ok)) | dots_alone
         tile_ok = shaped & colour_ok & ~lit_beyond
         crowded = overlapping(tile_ok, cx, cy, residual, self.tile_px)
         tile_ok &= ~crowded
