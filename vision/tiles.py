@@ -218,6 +218,8 @@ RECENTRE_MIN = 0.1
 #: the mean of four. (Sheen tiles of seeds 101, 67, 83: black ones' least dot 0.051 at most, paper's 0.093; red ones
 #: so read 0.24-0.50.)
 DOT_ALONE = 2.0
+#: A middle clipped over this share of it, with any ink the tiles read do not explain in the rest, is washed out.
+WASHED_HIDES = 0.25
 #: A body surely of red's hue is red by three of its four corner dots standing this far above their rings, the fourth
 #: not darker below its ring than something over it makes it: over twice the most a black tile's second-dimmest corner
 #: stands (0.092 of 13,413 black tiles with four corners seen, tuning sets 173-193, 149's first 120 frames, 101's first
@@ -1269,6 +1271,17 @@ class TileReader:
             glare_paper = paper_in_glare(lowest, self.geometry, shaped_by_light, WASHED_LEVEL,
                                          TILE_RELIEF * float(linear(self.paper_level())))
             washed_out &= ~glare_paper
+        # A lamp's reflection on glossy card is as sharp as the lamp: it may wash a tile out whole while its neighbour's
+        # ink, a few millimetres off, stays dark, so no glare lifts the ink around it (``washed_whole``). Where such a
+        # reflection lifts a cell above the board's paper (``SHEEN_LIGHT``) and clips a quarter of its middle or more
+        # (``WASHED_HIDES``), ink that no tile read there or beside explains in the rest, however little, is such a
+        # tile's edge showing past the reflection: its middle is washed out, not paper (seed 199 frame 38 C2, a black
+        # esw under a glossy board's small lamp reflection, 37% of its middle clipped and 1% of the rest its own ink,
+        # lit 1.33 times the paper, read empty; the empty middles of tuning sets 149-199 with any such ink clipped 18%
+        # at most). An over-exposed picture's paper clips at its own level, where the fast camera's shaken sweeps smear
+        # ink into such middles, and no reflection stands above it (35 empty cells read right there would be asked).
+        washed_out |= ((middle_washed >= WASHED_HIDES) & (middle_unexplained > 0) & (light.ravel() >= SHEEN_LIGHT)
+                       & ~tile_ok)
         unglared = (glare.ravel() < mdl.glare_max) & ~washed_out & (middle_washed == 0)  # no glare, none clipped
         clean = (middle_other < 0.02) & (glare.ravel() < mdl.glare_max) & ~washed_out
         empty = (middle_unexplained / unclipped < mdl.empty_max) & clean
