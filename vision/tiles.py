@@ -227,7 +227,7 @@ WASHED_HIDES = 0.25
 THREE_DOTS_MIN = 0.2
 #: A body of black's hue is black by the dimmer two of its corners standing under this above their rings, the hub
 #: standing out: black tiles' dimmer two stand 0.046 at most (13,210 with such a body, not in a shadow, the same sets;
-#: 0.014 at most of 4,948 on the fast camera's shaken sweeps 17 and 22-25), red tiles' whose hue says black none
+#: 0.014 at most of 4,948 on the fast camera's shaken sweeps 17 and 22-25); of red tiles whose hue says black, none
 #: between 0.02 and 0.169 (one, in a lamp's sheen, 0.169; three on the hard sweeps, -0.093 to 0.020, read black before).
 CORNERS_BLACK_MAX = 0.06
 #: A black tile's hub is printed cream, yellower than the paper: in log blue over red 0.065 off it (``WAVE_BGR``
@@ -1279,7 +1279,8 @@ class TileReader:
         # esw under a glossy board's small lamp reflection, 37% of its middle clipped and 1% of the rest its own ink,
         # lit 1.33 times the paper, read empty; the empty middles of tuning sets 149-199 with any such ink clipped 18%
         # at most). An over-exposed picture's paper clips at its own level, where the fast camera's shaken sweeps smear
-        # ink into such middles, and no reflection stands above it (35 empty cells read right there would be asked).
+        # ink into such middles, and no reflection stands above it (without this bar, 93 empty cells read right there
+        # would be left unreadable).
         washed_out |= ((middle_washed >= WASHED_HIDES) & (middle_unexplained > 0) & (light.ravel() >= SHEEN_LIGHT)
                        & ~tile_ok)
         unglared = (glare.ravel() < mdl.glare_max) & ~washed_out & (middle_washed == 0)  # no glare, none clipped
