@@ -18,8 +18,8 @@ the markers' dark squares (its rejected candidates); this module:
    averaging it away brings back markers that no crop decoded at full size;
 2. deconvolves the whole frame with it, for the finder to detect the markers again; when that gives no
    pose, with the next blurs under which a marker decoded (up to ``ALTERNATIVES`` in all): a handful of
-   small crops can favour a blur that brings back only their own markers. In the scaled round a blur that gives
-   no pose is tried once more, deconvolved harder (``SMALL_NSR``: a small board's modules).
+   small crops can favour a blur that brings back only their own markers. A blur that gives no pose is tried once
+   more, deconvolved harder (``SMALL_NSR``: a small board's modules), in either round.
 
 The tiles are read first from the picture as taken: deconvolution rings, and ringing can draw a dot or a
 wave that is not there. The blur found (``Motion``) tells the finder where the board is, and only the cells
@@ -53,9 +53,11 @@ LINE_SAMPLES_PX = 32
 #: Wiener's noise-to-signal ratio: low enough to restore a 4-px module, high enough not to amplify the
 #: sensor noise and JPEG blocks into false bits.
 WIENER_NSR = 0.01
-#: ... and the one a whole frame is deconvolved with once the gentle inverse gave no pose in the scaled round: a small
-#: board's 2-3 px modules need more restoring, and the detection copy's downscaling averages the lifted noise away
-#: (seed 97's frame 145: one marker at 0.01, five at this).
+#: ... and the one a whole frame is deconvolved with once the gentle inverse gave no pose: a small board's 2-3 px
+#: modules need more restoring, and the detection copy's downscaling averages the lifted noise away (seed 97's frame
+#: 145: one marker at 0.01, five at this). In the first round too, where the crops at full size point to the blur:
+#: scaled, they may point to one further off (seed 211's frame 53, smeared 7.5 px at 174 degrees: at full size 7.4 px
+#: at 172.5, one marker gently, a pose at this; scaled, 8.5 px at 165, none).
 SMALL_NSR = 0.003
 #: The sRGB-like curve undone before deconvolving (the blur happened to light, not to grey levels).
 GAMMA = 2.2

@@ -407,7 +407,7 @@ class BoardFinder:
                 tried.add(motion)
                 markers = self._markers(deblurred(grey, motion), deconvolved=True)
                 pose = self._fit(markers)
-                if pose is None and at < 1.0:
+                if pose is None:
                     markers = self._markers(deblurred(grey, motion, SMALL_NSR), deconvolved=True)
                     pose = self._fit(markers)
                 if pose is not None and self._confirms(pose, seen, motion.length_px / 2):
