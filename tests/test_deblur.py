@@ -60,6 +60,13 @@ class CountingEstimator(MotionEstimator):
         return super().ranked(grey, candidates, scale)
 
 
+def misread(reading, truth) -> list[str]:
+    """The cells ``reading`` reads as what the rendered ``truth`` says they are not (unreadable ones aside)."""
+    expected = truth.board_state()
+    return [str(c) for c in CELLS if reading.get(c).state is not CellState.UNREADABLE
+            and reading.get(c).label() != expected.get(str(c), "empty")]
+
+
 def angle_apart(a: float, b: float) -> float:
     d = abs(a - b) % 180.0
     return min(d, 180.0 - d)
@@ -279,10 +286,7 @@ def test_a_noisy_smeared_frame_whose_full_size_crops_decode_nothing_is_found_on_
     # Found at two thirds of the frame's size, a marker corner is placed to about a px and a half.
     assert shift.max() < 0.15 * finder.cell_px(sharp)
     reading = Recognizer().read(frame)
-    expected = truth.board_state()
-    wrong = [str(c) for c in CELLS if reading.get(c).state is not CellState.UNREADABLE
-             and reading.get(c).label() != expected.get(str(c), "empty")]
-    assert wrong == []
+    assert misread(reading, truth) == []
 
 
 def small_soft_smeared(seed: int, shrink: float, length: float, angle: float, noise: float = 5.0,
@@ -315,10 +319,7 @@ def test_a_small_soft_smeared_board_is_found_by_deconvolving_the_whole_frame_har
     assert abs(found.motion.length_px - 5.5) <= 1.5 and angle_apart(found.motion.angle_deg, 67.0) <= 15
     reading = Recognizer().read(frame)
     assert reading.board_found
-    expected = truth.board_state()
-    wrong = [str(c) for c in CELLS if reading.get(c).state is not CellState.UNREADABLE
-             and reading.get(c).label() != expected.get(str(c), "empty")]
-    assert wrong == []
+    assert misread(reading, truth) == []
 
 
 def test_a_small_smeared_board_whose_full_size_crops_find_the_blur_is_found_by_deconvolving_harder():
@@ -331,10 +332,7 @@ def test_a_small_smeared_board_whose_full_size_crops_find_the_blur_is_found_by_d
     assert found.found and found.motion is not None
     reading = Recognizer().read(frame)
     assert reading.board_found
-    expected = truth.board_state()
-    wrong = [str(c) for c in CELLS if reading.get(c).state is not CellState.UNREADABLE
-             and reading.get(c).label() != expected.get(str(c), "empty")]
-    assert wrong == []
+    assert misread(reading, truth) == []
 
 
 @pytest.mark.parametrize(("seed", "length", "angle"), [*SMEARED, (3, 6.0, 120.0), (5, 5.0, 160.0)])
