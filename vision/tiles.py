@@ -1334,13 +1334,15 @@ class TileReader:
             # theirs span 1.44 with a faint hub). There paper by its light alone is paper only where the networks, too,
             # see no tile in any view (``SHADE_NO_TILE``: that tile, 0.94 a tile in some view). (Tuning sets and seed
             # 223, 1,815 frames: that tile read, 18 visible empty cells left unreadable; the fast camera's shaken
-            # sweeps: 5 black tiles read empty at 0.6 under a smear left unreadable, 27 empty cells too.) (Asked about
-            # the cells wanted alone, as the second opinion is everywhere here.)
+            # sweeps: 5 black tiles read empty at 0.6 under a smear left unreadable, 27 empty cells too.) Without the
+            # networks (their weights missing) no such cell is paper. (Asked about the cells wanted alone, as the second
+            # opinion is everywhere here.)
             asked = flat if wanted is None else flat & wanted
-            if asked.any() and self.second is not None and blurred():
+            if asked.any() and blurred():
                 at = np.flatnonzero(asked)
-                flat[at] = self.second.no_tile(norm, self.geometry.px_per_cell, self.geometry.margin_px, at,
-                                               SHADE_NO_TILE)
+                flat[at] = (False if self.second is None else
+                            self.second.no_tile(norm, self.geometry.px_per_cell, self.geometry.margin_px, at,
+                                                SHADE_NO_TILE))
         empty |= flat
         # In a lamp's sheen the division by the lifted white takes a tile's ink toward paper: neither its ink share nor
         # the glare measure can tell, and paper at a sheen's edge, darker than the white beside it, shows as ink. But a
