@@ -149,8 +149,8 @@ def test_a_black_tile_smeared_across_its_waves_until_its_middle_looks_like_paper
     """A black tile smeared across its waves by two thirds of a cell (a shaken camera over a small board: seed 223 frame
     89 B10, smeared 8.6 px on 18 px cells) keeps little of its pattern: its middle ranges no more than paper's in a soft
     shadow and its hub barely stands out, so by its light alone it read as paper. The networks still see a tile there:
-    in a blurred picture that light is paper only where they see none, and never without them (the paper beside it
-    still reads empty)."""
+    in a blurred picture that light is paper only where they see none, and never without them (paper two cells off,
+    which the smear does not reach, still reads empty)."""
     tile = Cell.parse("E5")
     empties = [Cell.parse(n) for n in ("C3", "C7", "G3", "G7")]
     smeared = smear(grid_image({tile: face(Colour.BLACK, piece)}), 22.0, angle)
