@@ -98,3 +98,26 @@ def test_cells_that_look_like_no_piece_are_worded_together_in_each_language():
     assert french["text"].startswith("Les cases E5, F5 ne ressemblent ni")
     one = cause_message(Cause.UNCLEAR, Cell.parse("E5"))
     assert say(Text("de"), one.phrase).startswith("Feld E5 sieht weder")
+
+
+def test_a_cause_over_many_cells_names_the_first_few_and_counts_the_rest_in_each_language():
+    from thoughtwave.engine.cells import Cell
+    from thoughtwave.i18n import Text
+    from thoughtwave.vision.causes import Cause, cause_message
+
+    dark = [f"{c}{r}" for r in (1, 2) for c in "ABCDEFGHIJ"]             # a dim lamp: two rows in shadow
+    flags = [_flag("unreadable", c, str(cause_message(Cause.SHADOW, Cell.parse(c)))) | {"cause": "shadow"}
+             for c in dark]
+    flags += [_flag("unreadable", c, str(cause_message(Cause.GLARE, Cell.parse(c)))) | {"cause": "glare"}
+              for c in ("E5", "F5")]
+    [banner] = flag_banners(flags, new_game=False)
+    assert banner["cells"] == dark + ["E5", "F5"]                          # the board still marks every one
+    assert banner["text"] == ("A1, B1, C1, D1, E1, F1 and 14 more are in shadow: move what casts it or add light; "
+                              "Glare on E5, F5: tilt the lamp or the board")
+    [french] = flag_banners(flags, new_game=False, t=Text("fr"))
+    assert french["text"].startswith("Les cases A1, B1, C1, D1, E1, F1 et 14 autres sont dans l'ombre")
+    [german] = flag_banners(flags, new_game=False, t=Text("de"))
+    assert german["text"].startswith("Felder A1, B1, C1, D1, E1, F1 und 14 weitere liegen im Schatten")
+    # Six cells are still named one by one.
+    [six] = flag_banners(flags[:6], new_game=False)
+    assert six["text"].startswith("A1, B1, C1, D1, E1, F1 are in shadow")

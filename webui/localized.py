@@ -18,6 +18,7 @@ from thoughtwave.game.opponent import Opponent, opponent_of
 from thoughtwave.game.session import Done
 from thoughtwave.game.snapshot import Camera
 from thoughtwave.i18n import Text
+from thoughtwave.i18n.calibration import cell_list
 from thoughtwave.i18n.phrases import colour_name, say, the_kind, the_piece, wave_words
 
 
@@ -147,7 +148,9 @@ def grouped_banner(t: Text, kind: str, cells: list[str]) -> str:
 
 def unreadable_banner(t: Text, cells: list[tuple[str | None, str, str]]) -> str:
     """One banner for several unreadable cells, ``(cause or None, cell, the flag's words)`` each: the cells of
-    one cause together, each cause with its own advice, in the order the causes first appear."""
+    one cause together, each cause with its own advice, in the order the causes first appear. A cause over many cells
+    (a dark board: 57 cells in shadow) names its first few and counts the rest (``cell_list``): the board marks every
+    one, and a list of 57 names would push the other banners off a 7-inch screen's flags."""
     by_cause: dict[str | None, list[tuple[str, str]]] = {}
     for cause, cell, message in cells:
         by_cause.setdefault(cause, []).append((cell, message))
@@ -156,7 +159,7 @@ def unreadable_banner(t: Text, cells: list[tuple[str | None, str, str]]) -> str:
         if len(members) == 1:
             parts.append(members[0][1])
             continue
-        where = ", ".join(cell for cell, _ in members)
+        where = cell_list(t, [cell for cell, _ in members])
         match cause:
             case "hand":
                 parts.append(t.gettext("something covers %(cells)s: take hands and objects off the board", cells=where))
