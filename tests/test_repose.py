@@ -64,25 +64,6 @@ def test_the_board_read_on_the_surer_pose_has_more_cells_right_and_none_wrong():
     assert after >= before + 15
 
 
-def test_markers_the_scaled_down_copy_loses_are_looked_for_at_full_size_where_the_pose_puts_them(monkeypatch):
-    # Detection runs on a copy scaled down to 640 px; a small far marker, smeared, can be lost there yet decode at
-    # full size in the deconvolved frame (seed 149 frame 10: markers of 21 px smeared 8.4 px). Here the scaled-down
-    # copy of the deconvolved frame is made to lose every marker: the full-size search where the pose puts them
-    # still brings them back, as the finder's own search does.
-    frame, _ = shaken()
-    finder = BoardFinder()
-    found = finder.find(frame)
-    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    _, motion, _ = Reposer(finder).repose(grey, found.pose, found.marker_corners)
-    plain = finder.detect_markers
-    monkeypatch.setattr(finder, "detect_markers", lambda image, deconvolved=False: {} if deconvolved else
-                        plain(image, deconvolved))
-    better = Reposer(finder).with_blurs(grey, found.pose, found.marker_corners, [motion])
-    assert better is not None
-    pose, _, markers = better
-    assert len(pose.marker_ids) > len(found.pose.marker_ids) and set(found.pose.marker_ids) < set(markers)
-
-
 def test_a_pose_that_moves_the_first_markers_is_refused():
     frame, _ = shaken()
     finder = BoardFinder()

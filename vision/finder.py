@@ -194,7 +194,7 @@ class BoardFinder:
             self._refine(grey, found, scale)
         return found
 
-    def search_missing(self, grey: np.ndarray, markers: dict[int, np.ndarray], pose: BoardPose,
+    def _search_missing(self, grey: np.ndarray, markers: dict[int, np.ndarray], pose: BoardPose,
                         deconvolved: bool = False) -> None:
         """Look again, at full resolution, where ``pose`` says each missing marker is (a far, small
         marker under a steep tilt is lost on the downscaled copy). Found ones are added to ``markers``. ``deconvolved``:
@@ -375,7 +375,7 @@ class BoardFinder:
             hint = loose or (self.last_pose if markers else None)
             seen = len(markers)
             if hint is not None:
-                self.search_missing(grey, markers, hint, deconvolved)
+                self._search_missing(grey, markers, hint, deconvolved)
             if len(markers) == seen:        # none found: the pose is fitted to these very markers (``_fit``)
                 self._loose = (markers, seen, loose)
         return markers

@@ -7,12 +7,10 @@ can hide the error: the smear drags the corners of the markers it leaves readabl
 finder searches for the motion blur only when no pose is found at all; here, for such a frame (cells unreadable
 for blur, and a doubtful pose or one on fewer than half the markers in view), the blur is estimated around where
 the pose puts the missing markers (the finder's ``MotionEstimator``: the blur under which most of them decode),
-the frame deconvolved with it and its markers detected again (on the scaled-down copy the finder detects on, then
-at full size where the pose puts each one still missing, as the finder does); when no blur found there brings one
-back, the recogniser tries the blur measured on the decoded markers (``vision.markerblur``) the same way. The new
-pose is taken only when it rests on more markers and puts the markers first seen where the first pose put them
-(within a fifth of a cell and half the blur's length: a blur drags a corner): it refines that pose, never
-contradicts it.
+the frame deconvolved with it and its markers detected again; when no blur found there brings one back, the
+recogniser tries the blur measured on the decoded markers (``vision.markerblur``) the same way. The new pose is
+taken only when it rests on more markers and puts the markers first seen where the first pose put them (within a
+fifth of a cell and half the blur's length: a blur drags a corner): it refines that pose, never contradicts it.
 
 Only a frame with cells unreadable for blur and markers missing pays for it (0.1-0.3 s), and a search that
 found nothing is not tried again for the next few frames (``SMEAR_PAUSE_FRAMES``, as the finder's own search):
@@ -81,13 +79,8 @@ class Reposer:
         recogniser gives the blur measured on the decoded markers (``vision.markerblur``) when the search found none."""
         for motion in motions:
             markers = dict(seen)
-            sharper = deblurred(grey, motion)
-            for marker_id, quad in self.finder.detect_markers(sharper, deconvolved=True).items():
+            for marker_id, quad in self.finder.detect_markers(deblurred(grey, motion), deconvolved=True).items():
                 markers.setdefault(marker_id, quad)
-            # As the finder does: looked for again at full size where the pose puts each marker still missing (a
-            # small far marker is lost on the scaled-down copy detection runs on; seed 149 frame 10, smeared 8.4 px:
-            # markers of 21 px, one more found so, 28 cells read that the first pose left in doubt).
-            self.finder.search_missing(sharper, markers, pose, deconvolved=True)
             if len(markers) <= len(pose.marker_ids):
                 continue
             better = self.finder.fit_pose(markers)
