@@ -7,10 +7,12 @@ can hide the error: the smear drags the corners of the markers it leaves readabl
 finder searches for the motion blur only when no pose is found at all; here, for such a frame (cells unreadable
 for blur, and a doubtful pose or one on fewer than half the markers in view), the blur is estimated around where
 the pose puts the missing markers (the finder's ``MotionEstimator``: the blur under which most of them decode),
-the frame deconvolved with it and its markers detected again; when no blur found there brings one back, the
-recogniser tries the blur measured on the decoded markers (``vision.markerblur``) the same way. The new pose is
-taken only when it rests on more markers and puts the markers first seen where the first pose put them (within a
-fifth of a cell and half the blur's length: a blur drags a corner): it refines that pose, never contradicts it.
+the frame deconvolved with it (gently, then harder while no sure pose is found: ``NSRS``) and its markers detected
+again (the blur measured on the decoded markers, ``vision.markerblur``, is tried first, the search's when it brings
+none back or leaves the pose in doubt; or, from the recogniser, that blur alone). Of the new poses, one is taken only
+when it rests on more markers and puts the markers first seen where the first pose put them (within a fifth of a
+cell and half the blur's length: a blur drags a corner): it refines that pose, never contradicts it; the first sure
+enough for tiles is taken, else the least in doubt.
 
 Only a frame with cells unreadable for blur and markers missing pays for it (0.1-0.3 s), and a search that
 found nothing is not tried again for the next few frames (``SMEAR_PAUSE_FRAMES``, as the finder's own search):
@@ -21,11 +23,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from thoughtwave.vision.deblur import Motion, deblurred
+from thoughtwave.vision.deblur import SMALL_NSR, WIENER_NSR, Motion, deblurred
 from thoughtwave.vision.finder import SMEAR_PAUSE_FRAMES, BoardFinder, BoardPose
+from thoughtwave.vision.tiles import POSE_DOUBT_TILE
 
 #: The new pose may move a marker first seen by this share of a cell (and half the blur's length) at most.
 AGREE_CELLS = 0.2
+#: Each blur deconvolves the frame with these noise-to-signal ratios in turn, the gentle one first (the finder's two,
+#: then a harder one still): markers of 20-27 px smeared 7-9 px, two to three modules, decode only when restored hard
+#: (seed 211 frame 53, two markers gently, four at 0.001; seed 149 frame 7, three and four). A harder inverse lifts
+#: more noise, so it is asked only while no pose sure enough for tiles (``POSE_DOUBT_TILE``) has been found.
+NSRS = (WIENER_NSR, SMALL_NSR, 0.001)
 
 
 class Reposer:
@@ -67,27 +75,46 @@ class Reposer:
             return None
         self._pause = SMEAR_PAUSE_FRAMES          # unless a pose is found below
         found = None if first is None else self.with_blurs(grey, pose, seen, [first])
-        if found is None:
-            found = self.with_blurs(grey, pose, seen, self.finder.motion.ranked(grey, quads))
+        if found is None or self._doubt(found[0]) > POSE_DOUBT_TILE:
+            # Still in doubt after the measured blur: the search's blurs may find a surer pose (seed 149 frame 10:
+            # the measured blur, restored hard, four markers along two sides, a cell misplaced by up to 0.74; the
+            # search's first blur, four spread, 0.13).
+            searched = self.with_blurs(grey, pose, seen, self.finder.motion.ranked(grey, quads))
+            if searched is not None and (found is None or self._doubt(searched[0]) < self._doubt(found[0])):
+                found = searched
         if found is not None:
             self._pause = 0
         return found
 
     def with_blurs(self, grey: np.ndarray, pose: BoardPose, seen: dict[int, np.ndarray],
                    motions: list[Motion]) -> tuple[BoardPose, Motion, dict[int, np.ndarray]] | None:
-        """``repose`` with the given blurs (the first that brings back a marker that agrees), whatever the pause: the
-        recogniser gives the blur measured on the decoded markers (``vision.markerblur``) when the search found none."""
+        """``repose`` with the given blurs, whatever the pause: of the poses on more markers that agree with ``pose``,
+        each blur deconvolved with each of ``NSRS`` in turn, the first sure enough for tiles (``POSE_DOUBT_TILE``),
+        else the least in doubt; None when none brings back a marker that agrees. The recogniser gives the blur
+        measured on the decoded markers (``vision.markerblur``) when the search found none."""
+        best, least = None, np.inf
         for motion in motions:
-            markers = dict(seen)
-            for marker_id, quad in self.finder.detect_markers(deblurred(grey, motion), deconvolved=True).items():
-                markers.setdefault(marker_id, quad)
-            if len(markers) <= len(pose.marker_ids):
-                continue
-            better = self.finder.fit_pose(markers)
-            if (better is not None and len(better.marker_ids) > len(pose.marker_ids)
-                    and self.agrees(pose, better, motion)):
-                return better, motion, markers
-        return None
+            for nsr in NSRS:
+                markers = dict(seen)
+                sharper = deblurred(grey, motion, nsr)
+                for marker_id, quad in self.finder.detect_markers(sharper, deconvolved=True).items():
+                    markers.setdefault(marker_id, quad)
+                if len(markers) <= len(pose.marker_ids):
+                    continue
+                better = self.finder.fit_pose(markers)
+                if (better is None or len(better.marker_ids) <= len(pose.marker_ids)
+                        or not self.agrees(pose, better, motion)):
+                    continue
+                doubt = self._doubt(better)
+                if doubt < least:
+                    best, least = (better, motion, markers), doubt
+                if least <= POSE_DOUBT_TILE:
+                    return best
+        return best
+
+    def _doubt(self, pose: BoardPose) -> float:
+        """How far ``pose`` may misplace its worst cell, in cells (``BoardFinder.cell_doubt``)."""
+        return float(self.finder.cell_doubt(pose).max())
 
     def agrees(self, first: BoardPose, better: BoardPose, motion: Motion) -> bool:
         """Whether ``better`` puts the markers ``first`` rests on where ``first`` puts them."""
