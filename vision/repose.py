@@ -79,22 +79,25 @@ class Reposer:
             # Still in doubt after the measured blur: the search's blurs may find a surer pose (seed 149 frame 10:
             # the measured blur, restored hard, four markers along two sides, a cell misplaced by up to 0.74; the
             # search's first blur, four spread, 0.13).
-            searched = self.with_blurs(grey, pose, seen, self.finder.motion.ranked(grey, quads))
+            # (The search's first blur restored harder as well; the rest, gently only: each try costs 60-90 ms.)
+            ranked = self.finder.motion.ranked(grey, quads)
+            searched = self.with_blurs(grey, pose, seen, ranked, len(ranked[:1]))
             if searched is not None and (found is None or self._doubt(searched[0]) < self._doubt(found[0])):
                 found = searched
         if found is not None:
             self._pause = 0
         return found
 
-    def with_blurs(self, grey: np.ndarray, pose: BoardPose, seen: dict[int, np.ndarray],
-                   motions: list[Motion]) -> tuple[BoardPose, Motion, dict[int, np.ndarray]] | None:
+    def with_blurs(self, grey: np.ndarray, pose: BoardPose, seen: dict[int, np.ndarray], motions: list[Motion],
+                   hard: int | None = None) -> tuple[BoardPose, Motion, dict[int, np.ndarray]] | None:
         """``repose`` with the given blurs, whatever the pause: of the poses on more markers that agree with ``pose``,
-        each blur deconvolved with each of ``NSRS`` in turn, the first sure enough for tiles (``POSE_DOUBT_TILE``),
-        else the least in doubt; None when none brings back a marker that agrees. The recogniser gives the blur
-        measured on the decoded markers (``vision.markerblur``) when the search found none."""
+        each blur deconvolved with each of ``NSRS`` in turn (the first ``hard`` blurs; the rest gently only, all
+        of them by default), the first sure enough for tiles (``POSE_DOUBT_TILE``), else the least in doubt; None
+        when none brings back a marker that agrees. The recogniser gives the blur measured on the decoded markers
+        (``vision.markerblur``) when the search found none."""
         best, least = None, np.inf
-        for motion in motions:
-            for nsr in NSRS:
+        for k, motion in enumerate(motions):
+            for nsr in NSRS if hard is None or k < hard else NSRS[:1]:
                 markers = dict(seen)
                 sharper = deblurred(grey, motion, nsr)
                 for marker_id, quad in self.finder.detect_markers(sharper, deconvolved=True).items():
