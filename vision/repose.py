@@ -14,9 +14,10 @@ when it rests on more markers and puts the markers first seen where the first po
 cell and half the blur's length: a blur drags a corner): it refines that pose, never contradicts it; the first sure
 enough for tiles is taken, else the least in doubt.
 
-Only a frame with cells unreadable for blur and markers missing pays for it (0.1-0.3 s), and a search that
-found nothing is not tried again for the next few frames (``SMEAR_PAUSE_FRAMES``, as the finder's own search):
-a marker hidden for good under a cup must not slow every blurred frame down.
+Only a frame with cells unreadable for blur and markers missing pays for it (0.1-0.3 s here, and 0.1-0.3 s more
+where no sure pose comes back gently and the blur is restored harder), and a search that found nothing is not
+tried again for the next few frames (``SMEAR_PAUSE_FRAMES``, as the finder's own search): a marker hidden for good
+under a cup must not slow every blurred frame down.
 """
 
 from __future__ import annotations
