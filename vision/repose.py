@@ -81,8 +81,7 @@ class Reposer:
             # the measured blur, restored hard, four markers along two sides, a cell misplaced by up to 0.74; the
             # search's first blur, four spread, 0.13).
             # (The search's first blur restored harder as well; the rest, gently only: each try costs 60-90 ms.)
-            ranked = self.finder.motion.ranked(grey, quads)
-            searched = self.with_blurs(grey, pose, seen, ranked, len(ranked[:1]))
+            searched = self.with_blurs(grey, pose, seen, self.finder.motion.ranked(grey, quads), hard=1)
             if searched is not None and (found is None or self._doubt(searched[0]) < self._doubt(found[0])):
                 found = searched
         if found is not None:
