@@ -76,13 +76,14 @@ class Reposer:
             return None
         self._pause = SMEAR_PAUSE_FRAMES          # unless a pose is found below
         found = None if first is None else self.with_blurs(grey, pose, seen, [first])
-        if found is None or self._doubt(found[0]) > POSE_DOUBT_TILE:
+        doubt = np.inf if found is None else self._doubt(found[0])
+        if doubt > POSE_DOUBT_TILE:
             # Still in doubt after the measured blur: the search's blurs may find a surer pose (seed 149 frame 10:
             # the measured blur, restored hard, four markers along two sides, a cell misplaced by up to 0.74; the
             # search's first blur, four spread, 0.13).
             # (The search's first blur restored harder as well; the rest, gently only: each try costs 60-90 ms.)
             searched = self.with_blurs(grey, pose, seen, self.finder.motion.ranked(grey, quads), hard=1)
-            if searched is not None and (found is None or self._doubt(searched[0]) < self._doubt(found[0])):
+            if searched is not None and self._doubt(searched[0]) < doubt:
                 found = searched
         if found is not None:
             self._pause = 0
