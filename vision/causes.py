@@ -62,6 +62,100 @@ def cause_message(cause: Cause | None, cell: Cell) -> str:
     return Words(Phrase.of(f"unreadable-{cause.value}", _MESSAGES[cause].format(cell=cell), cell=str(cell)))
 
 
+class Lost(enum.StrEnum):
+    """Why no board was found in a frame, as far as the whole picture shows it (the value is the JSON word):
+    a bright light in view leaves the rest dark (``LAMP``: its exposure is set by the light), the picture is too
+    dark (``DARK``) or washed out (``WASHED``), it is blurred (``BLURRED``: a shaken camera or table, or out of focus),
+    or some of the board's markers show but too few to place it by (``MARKERS``). None: nothing of these shows (the
+    camera points elsewhere, or the markers are covered)."""
+
+    LAMP = "lamp"
+    DARK = "dark"
+    WASHED = "washed"
+    BLURRED = "blurred"
+    MARKERS = "markers"
+
+
+#: The message when no cause shows (``Lost`` None): the loop's own words since before causes were named.
+LOST_MESSAGE = "can't see the board: check the camera and that all four corner markers are in view"
+
+#: Why the board cannot be seen and what to do, after "can't see the board, " (``lost_message``).
+_LOST_REASONS = {
+    Lost.LAMP: "a bright light in view leaves the rest of the picture dark: turn the lamp away from the camera",
+    Lost.DARK: "the picture is too dark: add light over the board",
+    Lost.WASHED: "the picture is washed out: dim the light or turn it away from the board",
+    Lost.BLURRED: "the picture is blurred: hold the camera and the table still and check the focus",
+    Lost.MARKERS: "it shows only {seen} of its {markers} markers: uncover the rest or aim the camera at the whole "
+                  "board",
+}
+
+#: A picture whose median grey level is under this is too dark to find the board in (the finder looks at it again
+#: brightened, ``vision.finder.DARK_MEDIAN``; a board it still does not find is lost in the dark) ...
+DARK_PICTURE = 48
+#: ... and one that dark with this share of it at ``LAMP_LEVEL`` or brighter has a light in view, which sets the
+#: exposure (path-traced seeds 179 frame 56, 199 frame 160 and 227 frame 17: the lamp's sphere over 4-25% of the
+#: picture at 200 and more, the board's paper at grey 3-5).
+LAMP_SHARE, LAMP_LEVEL = 0.005, 200
+#: A picture whose median grey level is this or more is washed out.
+WASHED_PICTURE = 235
+#: A picture whose edges are wider than this (px, ``sharpness`` of the whole frame) is blurred: sharp path-traced
+#: frames measure 1.5-4.1 px whatever their depth of field, those smeared 7-9 px 4.8-11.5 (seed 149's first 80 frames
+#: and the boards the reader loses to a smear: seeds 149 frame 48, 179 frame 68, 191 frame 183).
+BLURRED_PICTURE_PX = 4.5
+#: ... where the finder saw at least this many marker-like squares it could not decode (a smooth picture, a wall or a
+#: bare table, has wide edges and none).
+BLURRED_SQUARES = 4
+
+
+def lost_cause(image: np.ndarray, seen: int, undecoded: int = 0) -> Lost | None:
+    """Why no board was found in ``image`` (BGR or grey, uint8) where ``seen`` of the board's markers were decoded and
+    ``undecoded`` marker-like squares were not (``BoardFinder.undecoded``), as far as the picture shows it (``Lost``),
+    or None. Looked at only in a frame without a board."""
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    small = cv2.resize(grey, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA) if min(grey.shape) >= 64 else grey
+    median = _quantile(small, 0.5)
+    if median < DARK_PICTURE:
+        return Lost.LAMP if np.count_nonzero(small >= LAMP_LEVEL) >= LAMP_SHARE * small.size else Lost.DARK
+    if median >= WASHED_PICTURE:
+        return Lost.WASHED
+    if undecoded >= BLURRED_SQUARES and sharpness(grey).width > BLURRED_PICTURE_PX:
+        return Lost.BLURRED
+    return Lost.MARKERS if seen else None
+
+
+def lost_message(lost: Lost | None, seen: int = 0, markers: int = 8) -> str:
+    """What the players are told when the board is lost for ``lost`` (``seen`` of its ``markers`` showing): English
+    ``Words`` that keep the phrase ``board-lost-<cause>``, so a display says it in the players' language; the loop's
+    old words (``LOST_MESSAGE``) for None."""
+    if lost is None:
+        return LOST_MESSAGE
+    return Words(Phrase.of(f"board-lost-{lost.value}", f"can't see the board, {lost_reason(lost, seen, markers)}",
+                           seen=seen, markers=markers))
+
+
+def lost_reason(lost: Lost, seen: int = 0, markers: int = 8) -> str:
+    """Why the board cannot be seen and what to do, in English (``lost_message`` without its opening words)."""
+    return _LOST_REASONS[lost].format(seen=seen, markers=markers)
+
+
+@dataclass(frozen=True)
+class LostBoard:
+    """Why a frame showed no board: ``cause`` (``Lost``; None: nothing in the picture shows why), and ``seen`` of the
+    board's ``markers`` decoded."""
+
+    cause: Lost | None
+    seen: int = 0
+    markers: int = 8
+
+    def message(self) -> str:
+        """What the players are told (``lost_message``)."""
+        return lost_message(self.cause, self.seen, self.markers)
+
+    def reason(self) -> str | None:
+        """Why, and what to do, in English (``lost_reason``); None where the picture does not show why."""
+        return None if self.cause is None else lost_reason(self.cause, self.seen, self.markers)
+
+
 #: A cell whose paper white is under this share of the board's median white is in shadow ...
 SHADOW_LIGHT = 0.7
 #: ... and so is one whose paper is darker than this (grey levels): the light is too dim there.

@@ -194,6 +194,13 @@ class BoardFinder:
             self._refine(grey, found, scale)
         return found
 
+    @property
+    def undecoded(self) -> int:
+        """How many marker-like squares the last whole frame's thorough look found but could not decode (0 where the
+        quick look found enough markers): a board smeared or out of focus past decoding leaves many (18-19 on the
+        path-traced frames whose board is lost to a smear), a blank or smooth picture none."""
+        return 0 if self._rejected is None else len(self._rejected[1])
+
     def _search_missing(self, grey: np.ndarray, markers: dict[int, np.ndarray], pose: BoardPose,
                         deconvolved: bool = False) -> None:
         """Look again, at full resolution, where ``pose`` says each missing marker is (a far, small

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import Colour, Piece
-from thoughtwave.vision.causes import Cause
+from thoughtwave.vision.causes import Cause, LostBoard
 
 
 class CellState(enum.Enum):
@@ -59,7 +59,8 @@ class BoardReading:
     ``board_found`` is False when no board pose could be had (then ``cells`` is empty).
     ``occluded`` is the reader's judgement that something (a hand, an arm) covers part of the board;
     ``occluded_cells`` names the cells it covers. ``ms`` is the time the frame took to read.
-    ``causes`` says, for unreadable cells where the picture shows it, why (``vision.causes.Cause``).
+    ``causes`` says, for unreadable cells where the picture shows it, why (``vision.causes.Cause``); ``lost``, for a
+    frame without a board (from the recogniser), why as far as the picture shows it (``vision.causes.LostBoard``).
     """
 
     board_found: bool
@@ -68,6 +69,7 @@ class BoardReading:
     occluded_cells: frozenset[Cell] = frozenset()
     ms: float = 0.0
     causes: dict[Cell, Cause] = field(default_factory=dict)
+    lost: LostBoard | None = None
 
     def get(self, cell: Cell | str) -> CellReading:
         """The reading of ``cell`` (a ``Cell``, or its name: ``"E5"``); unreadable where the board was not read. A
@@ -82,7 +84,8 @@ class BoardReading:
 
     def to_json(self) -> dict:
         """The ``thoughtwave recognize`` shape: tiles by cell, empty cells left out; ``causes`` (cell ->
-        ``vision.causes.Cause`` value) only when some unreadable cell has one."""
+        ``vision.causes.Cause`` value) only when some unreadable cell has one; ``lost`` (a ``vision.causes.Lost``
+        value) only for a frame without a board whose picture shows why."""
         out = {
             "board_found": self.board_found,
             "cells": {
@@ -95,6 +98,8 @@ class BoardReading:
         causes = {str(c): self.causes[c].value for c in self.unreadable() if c in self.causes}
         if causes and self.board_found:
             out["causes"] = causes
+        if not self.board_found and self.lost is not None and self.lost.cause is not None:
+            out["lost"] = self.lost.cause.value
         return out
 
 

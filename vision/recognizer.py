@@ -26,7 +26,7 @@ from threadpoolctl import ThreadpoolController
 
 from thoughtwave.engine.cells import CELLS
 from thoughtwave.vision.artwork import BoardLayout
-from thoughtwave.vision.causes import SOFT_BLUR_WIDTH, Cause, cell_sizes, sharpness
+from thoughtwave.vision.causes import SOFT_BLUR_WIDTH, Cause, LostBoard, cell_sizes, lost_cause, sharpness
 from thoughtwave.vision.channels import median_colour
 from thoughtwave.vision.deblur import Motion
 from thoughtwave.vision.finder import SMEAR_PAUSE_FRAMES, BoardFinder, BoardPose, FinderResult
@@ -241,9 +241,13 @@ class Recognizer:
                     readout = None
             self._seen = _Seen(found, readout)
             self._papers = None
+            # No board: why, as far as the whole picture shows it (a lamp in view, too dark, a smear...).
+            lost = None if readout is not None else LostBoard(
+                lost_cause(frame, len(found.markers_seen), self.finder.undecoded), len(found.markers_seen),
+                len(self.finder.layout.markers))
         ms = (time.perf_counter() - start) * 1e3
         if readout is None:
-            return BoardReading(False, ms=ms)
+            return BoardReading(False, ms=ms, lost=lost)
         return readout.board_reading(ms)
 
     def _misplaced_by_motion(self, pose: BoardPose, readout: TileReadout, doubt: np.ndarray,

@@ -1,8 +1,9 @@
 """``thoughtwave recognize IMAGE [--profile F]``: one photo of the board in, the board as JSON out.
 
 Prints ``{"board_found": true, "cells": {"E5": {"colour": "red", "piece": "ew", "confidence": 0.99}},
-"unreadable": [], "ms": 21.7}`` (empty cells left out). Exit 1 when no board is found in the picture,
-2 when the file is not a readable image or the profile cannot be used.
+"unreadable": [], "ms": 21.7}`` (empty cells left out). Exit 1 when no board is found in the picture (the one line
+says why where the picture shows it: a lamp in view, too dark, washed out, blurred, too few markers), 2 when the file
+is not a readable image or the profile cannot be used.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from thoughtwave.cli.errors import NotFound, UsageError
 from thoughtwave.cli.profiles import reader_profile_for
 from thoughtwave.vision.imageio import ImageError, read_image
 from thoughtwave.vision.recognizer import Recognizer
+
+#: Why no board was found where the picture shows nothing else (``vision.causes.Lost`` None).
+NO_MARKERS = "fewer than two of its corner and edge markers can be seen"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
     profile = reader_profile_for(args.profile)
     reading = Recognizer(profile).read(image)
     if not reading.board_found:
-        raise NotFound(f"no board in {args.image}: fewer than two of its corner and edge markers can be seen")
+        why = reading.lost.reason() if reading.lost is not None else None
+        raise NotFound(f"no board in {args.image}: {why or NO_MARKERS}")
     print(json.dumps(reading.to_json()))
     return 0
