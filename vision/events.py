@@ -51,9 +51,13 @@ class Ruled:
 
 @dataclass(frozen=True)
 class BoardSeen:
+    """The board as a whole changed (``change``); a lost board's ``cause`` says why where the picture shows it (a
+    ``vision.causes.Lost`` value: lamp, dark, washed, blurred, markers), and ``message`` then says what to do."""
+
     change: BoardChange
     message: str
     frame: int | None = None
+    cause: str | None = None
 
 
 @dataclass(frozen=True)
@@ -127,8 +131,9 @@ def to_json(event: Event) -> dict:
     match event:
         case Ruled(verdict=verdict):
             return {**verdict.to_json(), **head}
-        case BoardSeen(change=change, message=message):
-            return {**head, "event": change.value, "message": message}
+        case BoardSeen(change=change, message=message, cause=cause):
+            line = {**head, "event": change.value, "message": message}
+            return line if cause is None else {**line, "cause": cause}
         case HandOver(message=message):
             return {**head, "event": "hand", "message": message}
         case Unreadable(cell=cell, message=message, cause=cause):

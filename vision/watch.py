@@ -26,7 +26,7 @@ import numpy as np
 from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.referee import Referee, Rules
 from thoughtwave.engine.table import Table
-from thoughtwave.vision.causes import cause_message
+from thoughtwave.vision.causes import LOST_MESSAGE, cause_message
 from thoughtwave.vision.events import BoardChange, BoardSeen, Event, HandOver, from_table
 from thoughtwave.vision.reading import BoardReading, CellState
 from thoughtwave.vision.sources import Frame
@@ -94,6 +94,10 @@ class Watcher:
         self.reading: BoardReading | None = None     # what the reader made of the last frame fed
         self._board = "unknown"          # "found" | "lost" | "moved" | "unknown", for found/lost/moved events
         self._missing_since: float | None = None
+        # Why the board is lost, as the frames say it: the words of the latest run of frames that agree, since when,
+        # and the words the players were last told.
+        self._lost_why: tuple[str, float] | None = None
+        self._told_lost: str | None = None
         self._was_hand = False
         self._had_tiles = False
         self.hold_seconds = hold_seconds
@@ -109,8 +113,8 @@ class Watcher:
         reading = self.reading = self._read(frame.image)
         index = frame.index
 
-        def observe(change: BoardChange, message: str) -> None:
-            events.append(BoardSeen(change, message, index))
+        def observe(change: BoardChange, message: str, cause: str | None = None) -> None:
+            events.append(BoardSeen(change, message, index, cause))
 
         if self.reader.pose_moved and self._board == "found":
             observe(BoardChange.MOVED, "the board moved: hold on while it is found again")
@@ -118,17 +122,27 @@ class Watcher:
             self.stabiliser.unsettle()     # cells read under the old pose prove nothing now
         if reading.board_found:
             self.frames_with_board += 1
-            self._missing_since = None
+            self._missing_since = self._lost_why = None
             if self._board in ("unknown", "lost"):
                 observe(BoardChange.FOUND, "found the board")
                 self._board = "found"
         else:
             if self._missing_since is None:
                 self._missing_since = frame.t
+            lost = reading.lost
+            why = lost.message() if lost is not None else LOST_MESSAGE
+            cause = lost.cause.value if lost is not None and lost.cause is not None else None
+            if self._lost_why is None or self._lost_why[0] != why:
+                self._lost_why = (why, frame.t)
             if self._board != "lost" and frame.t - self._missing_since >= self.lost_seconds - 1e-6:
-                observe(BoardChange.LOST, "can't see the board: check the camera and that all four corner "
-                        "markers are in view")
-                self._board = "lost"
+                observe(BoardChange.LOST, why, cause)
+                self._board, self._told_lost = "lost", why
+            elif (self._board == "lost" and why != self._told_lost
+                  and frame.t - self._lost_why[1] >= self.lost_seconds - 1e-6):
+                # Lost for another reason now, for as long as it takes to say the board is lost (the lamp turned away
+                # from the camera, the markers still covered): the players are told the new one.
+                observe(BoardChange.LOST, why, cause)
+                self._told_lost = why
 
         view = self.stabiliser.feed(frame.t, reading, self._signature(frame.image, reading))
         hand = self.stabiliser.status == HAND

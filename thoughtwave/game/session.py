@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from thoughtwave.engine import Cell, Colour, Move, NotationError, Outcome, Piece, Referee, Rules, Verdict
 from thoughtwave.engine.analysis import Analysis, analyse, analyse_game
-from thoughtwave.engine.phrases import Phrase
+from thoughtwave.engine.phrases import Phrase, said_as
 from thoughtwave.engine.table import Table
 from thoughtwave.game.dbcheck import storage_failure
 from thoughtwave.game.log import GameLog
@@ -279,7 +279,8 @@ class Session:
                         return True
                     self.seen, self.decided, self.frame_t = seen, self._wall(), frame_t
                 case BoardSeen(change=BoardChange.LOST | BoardChange.MOVED as change, message=message):
-                    self.board_notices[change.value] = Notice(change.value, None, message)
+                    # (A lost board's words may say why, as a phrase the display says in the players' language.)
+                    self.board_notices[change.value] = Notice(change.value, None, message, said_as(message))
                     changed = True
                 case BoardSeen(change=BoardChange.FOUND):
                     for change in BOARD_NOTICES:

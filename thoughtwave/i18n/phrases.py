@@ -273,6 +273,17 @@ _SAY: dict[str, Callable[[Text, dict], str]] = {
     "unreadable-unclear": lambda t, v: t.gettext(
         "%(cell)s looks like neither an empty cell nor a whole tile: lay its tile flat or clear what is on it",
         cell=v["cell"]),
+    "board-lost-lamp": lambda t, v: t.gettext(
+        "can't see the board, a bright light in view leaves the rest of the picture dark: turn the lamp away from the "
+        "camera"),
+    "board-lost-dark": lambda t, v: t.gettext("can't see the board, the picture is too dark: add light over the board"),
+    "board-lost-washed": lambda t, v: t.gettext(
+        "can't see the board, the picture is washed out: dim the light or turn it away from the board"),
+    "board-lost-blurred": lambda t, v: t.gettext(
+        "can't see the board, the picture is blurred: hold the camera and the table still and check the focus"),
+    "board-lost-markers": lambda t, v: t.gettext(
+        "can't see the board, it shows only %(seen)s of its %(markers)s markers: uncover the rest or aim the camera at "
+        "the whole board", seen=v["seen"], markers=v["markers"]),
     "lifted": lambda t, v: t.gettext("put %(want)s back on %(cell)s", want=_what(t, v["want"]), cell=v["cell"]),
     "moved": lambda t, v: t.gettext("%(cell)s should hold %(want)s, not %(what)s: put it back as it was",
                                     cell=v["cell"], want=_what(t, v["want"]), what=_what(t, v["what"])),
