@@ -18,7 +18,17 @@ from thoughtwave.calibration.profile import CheckResult
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.phrases import Phrase, Words
 from thoughtwave.vision.artwork import BoardLayout
-from thoughtwave.vision.causes import DARK_PAPER, GLARE_SHARE, GOOD_CELL_PX, SHADOW_EDGE, SHADOW_LIGHT, CellLight
+from thoughtwave.vision.causes import (
+    DARK_PAPER,
+    GLARE_SHARE,
+    GOOD_CELL_PX,
+    SHADOW_EDGE,
+    SHADOW_LIGHT,
+    CellLight,
+    Lost,
+    lost_cause,
+    lost_reason,
+)
 from thoughtwave.vision.finder import BoardFinder, BoardPose, FinderResult
 
 #: Cells on which calibration looks for one sample tile of each colour (printed on the kit's instructions).
@@ -56,13 +66,16 @@ def _w(code: str, english: str, **values: object) -> Words:
     return Words(Phrase.of(code, english, **values))
 
 
-def markers_check(found: FinderResult) -> CheckResult:
+def markers_check(found: FinderResult, lost: Lost | None = None) -> CheckResult:
+    """Whether the markers place the board; with none found, ``lost`` (``vision.causes.lost_cause``) says why where
+    the picture shows it, and the advice is its own (a lamp in view, too dark, washed out, blurred, too few markers)."""
     n = len(found.markers_seen)
     if found.pose is None:
+        advice = (_w("markers-none-advice", "lay the printed board under the camera with its corner and edge markers "
+                     "in view; if it is in view, the picture is too blurred or too dark: focus the lens and add light")
+                  if lost is None else _w(f"lost-{lost.value}-advice", lost_reason(lost, n, 8), seen=n, markers=8))
         return CheckResult("markers", False, _w("markers-none", f"{n} of 8 board markers seen, no board found", n=n),
-                           _w("markers-none-advice", "lay the printed board under the camera with its corner and "
-                              "edge markers in view; if it is in view, the picture is too blurred or too dark: focus "
-                              "the lens and add light"))
+                           advice)
     if n < 8:
         missing = 8 - n
         return CheckResult("markers", True, _w("markers-some", f"{n} of 8 found", n=n),
@@ -208,7 +221,8 @@ def run_all(image: np.ndarray, finder: BoardFinder, found: FinderResult, grid: n
             samples: Samples | None, light: LightMap | None = None) -> list[CheckResult]:
     """Every check for one frame (later checks only when a board was found). With the board's ``light``
     map (``light_map``) its verdict is the glare check: reflections and shadows, cell by cell."""
-    checks = [markers_check(found)]
+    lost = None if found.pose is not None else lost_cause(image, len(found.markers_seen), finder.undecoded)
+    checks = [markers_check(found, lost)]
     if found.pose is None or grid is None:
         return checks
     cell_px = finder.cell_px(found.pose)

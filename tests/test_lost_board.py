@@ -204,3 +204,18 @@ def test_recognize_says_why_in_its_one_line(board, tmp_path, capsys):
     assert main(["recognize", str(photo)]) == 1
     assert capsys.readouterr().err == (f"not found: no board in {photo}: fewer than two of its corner and edge "
                                        "markers can be seen\n")
+
+
+def test_calibration_advises_what_the_picture_shows(board):
+    from thoughtwave.calibration.calibrate import calibrate_image
+    from thoughtwave.i18n.calibration import words
+
+    check = calibrate_image(_lamp((board.astype(np.float32) * 0.008).astype(np.uint8))).checks[0]
+    assert (check.name, check.ok) == ("markers", False)
+    assert check.advice == ("a bright light in view leaves the rest of the picture dark: turn the lamp away from the "
+                            "camera")
+    assert words(Text("de"), check.advice) == ("ein helles Licht im Bild lässt den Rest dunkel: drehen Sie die Lampe "
+                                               "von der Kamera weg")
+    # Nothing in the picture says why: the advice as before.
+    plain = calibrate_image(np.full((480, 640, 3), 120, np.uint8)).checks[0]
+    assert plain.advice.startswith("lay the printed board under the camera")
