@@ -382,7 +382,8 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
         found += reading.board_found
         draw = record["draw"]
         if not reading.board_found:
-            lost.append(f"{path.stem} (motion blur {draw['motion_px']:.1f} px)")
+            why = reading.lost.cause.value if reading.lost is not None and reading.lost.cause is not None else "none"
+            lost.append(f"{path.stem} (motion blur {draw['motion_px']:.1f} px; the reader says why: {why})")
         tags = ["all", "hand" if record["hand"] else "no hand",
                 "glossy (alpha < 0.15)" if draw["gloss_alpha"] < 0.15 else "matt-ish",
                 "motion blur" if draw["motion_px"] >= 1 else "still", "window light" if draw["window_power"] > 0.15
