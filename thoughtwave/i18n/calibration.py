@@ -19,6 +19,7 @@ from collections.abc import Callable
 from thoughtwave.calibration.checks import NAMED_CELLS
 from thoughtwave.engine.phrases import said_as
 from thoughtwave.i18n import Text
+from thoughtwave.i18n.phrases import LOST_CAUSES, lost_reason
 
 
 def check_name(t: Text, name: str) -> str:
@@ -82,16 +83,6 @@ _SAY: dict[str, Callable[[Text, dict], str]] = {
     "markers-none-advice": lambda t, v: t.gettext(
         "lay the printed board under the camera with its corner and edge markers in view; if it is in view, the "
         "picture is too blurred or too dark: focus the lens and add light"),
-    "lost-lamp-advice": lambda t, v: t.gettext(
-        "a bright light in view leaves the rest of the picture dark: turn the lamp away from the camera"),
-    "lost-dark-advice": lambda t, v: t.gettext("the picture is too dark: add light over the board"),
-    "lost-washed-advice": lambda t, v: t.gettext(
-        "the picture is washed out: dim the light or turn it away from the board"),
-    "lost-blurred-advice": lambda t, v: t.gettext(
-        "the picture is blurred: hold the camera and the table still and check the focus"),
-    "lost-markers-advice": lambda t, v: t.gettext(
-        "it shows only %(seen)s of its %(markers)s markers: uncover the rest or aim the camera at the whole board",
-        seen=v["seen"], markers=v["markers"]),
     "markers-some": lambda t, v: t.gettext("%(n)s of 8 found", n=v["n"]),
     "markers-missing-advice": lambda t, v: t.ngettext(
         "uncover or bring into view the missing marker so that a hand over the board never hides too many",
@@ -163,6 +154,10 @@ _SAY: dict[str, Callable[[Text, dict], str]] = {
         now=v["now"] or t.gettext("another size")),
     "lens-misfit-advice": lambda t, v: t.gettext("make a new one with thoughtwave calibrate --lens-camera"),
 }
+
+# A board not found: the advice is why, as the board-lost flag says it (``thoughtwave.i18n.phrases.lost_reason``).
+for _cause in LOST_CAUSES:
+    _SAY[f"lost-{_cause}-advice"] = lambda t, v, cause=_cause: lost_reason(t, cause, v)
 
 
 def words(t: Text, text: str | None) -> str | None:

@@ -246,6 +246,31 @@ _CONTROL = ("already-ended", "ended", "ended-start-new", "nothing-to-take-back",
             "nothing-to-take-away", "would-not-accept", "took-out", "corrected", "done-legal", "done-illegal",
             "done-refused")
 
+#: Why the board cannot be seen and what to do (``vision.causes.lost_reason``), by ``vision.causes.Lost`` value: the
+#: board-lost flag says it after "can't see the board, ", the calibration page as its advice.
+_LOST_REASONS: dict[str, Callable[[Text, dict], str]] = {
+    "lamp": lambda t, v: t.gettext(
+        "a bright light in view leaves the rest of the picture dark: turn the lamp away from the camera"),
+    "dark": lambda t, v: t.gettext("the picture is too dark: add light over the board"),
+    "washed": lambda t, v: t.gettext("the picture is washed out: dim the light or turn it away from the board"),
+    "blurred": lambda t, v: t.gettext(
+        "the picture is blurred: hold the camera and the table still and check the focus"),
+    "markers": lambda t, v: t.gettext(
+        "it shows only %(seen)s of its %(markers)s markers: uncover the rest or aim the camera at the whole board",
+        seen=v["seen"], markers=v["markers"]),
+}
+
+
+#: The causes a lost board is named for (``vision.causes.Lost`` values).
+LOST_CAUSES = tuple(_LOST_REASONS)
+
+
+def lost_reason(t: Text, cause: str, values: dict) -> str:
+    """Why the board cannot be seen (``cause``, a ``vision.causes.Lost`` value) and what to do, in ``t``'s language
+    (``values``: the markers ``seen`` and of how many)."""
+    return _LOST_REASONS[cause](t, values)
+
+
 _SAY: dict[str, Callable[[Text, dict], str]] = {
     "malformed": lambda t, v: t.gettext("“%(move)s” is not a move in the notation", move=v["move"]),
     "not-your-turn": lambda t, v: t.gettext("it is %(to_move)s's turn, not %(mover)s's",
@@ -273,17 +298,6 @@ _SAY: dict[str, Callable[[Text, dict], str]] = {
     "unreadable-unclear": lambda t, v: t.gettext(
         "%(cell)s looks like neither an empty cell nor a whole tile: lay its tile flat or clear what is on it",
         cell=v["cell"]),
-    "board-lost-lamp": lambda t, v: t.gettext(
-        "can't see the board, a bright light in view leaves the rest of the picture dark: turn the lamp away from the "
-        "camera"),
-    "board-lost-dark": lambda t, v: t.gettext("can't see the board, the picture is too dark: add light over the board"),
-    "board-lost-washed": lambda t, v: t.gettext(
-        "can't see the board, the picture is washed out: dim the light or turn it away from the board"),
-    "board-lost-blurred": lambda t, v: t.gettext(
-        "can't see the board, the picture is blurred: hold the camera and the table still and check the focus"),
-    "board-lost-markers": lambda t, v: t.gettext(
-        "can't see the board, it shows only %(seen)s of its %(markers)s markers: uncover the rest or aim the camera at "
-        "the whole board", seen=v["seen"], markers=v["markers"]),
     "lifted": lambda t, v: t.gettext("put %(want)s back on %(cell)s", want=_what(t, v["want"]), cell=v["cell"]),
     "moved": lambda t, v: t.gettext("%(cell)s should hold %(want)s, not %(what)s: put it back as it was",
                                     cell=v["cell"], want=_what(t, v["want"]), what=_what(t, v["what"])),
@@ -312,6 +326,9 @@ _SAY: dict[str, Callable[[Text, dict], str]] = {
 
 for _code in _CONTROL:
     _SAY[_code] = lambda t, v, code=_code: _control(t, code, v)
+for _cause in _LOST_REASONS:
+    _SAY[f"board-lost-{_cause}"] = lambda t, v, cause=_cause: t.gettext(
+        "can't see the board, %(reason)s", reason=lost_reason(t, cause, v))
 
 
 def say(t: Text, phrase: Phrase | None) -> str:
@@ -334,5 +351,5 @@ def known_codes() -> frozenset[str]:
     return frozenset(_SAY)
 
 
-__all__ = ["colour_name", "direction_name", "kind_name", "kind_name_plural", "kind_plural", "known_codes", "say",
-           "side_names", "the_kind", "the_piece", "wave_words"]
+__all__ = ["LOST_CAUSES", "colour_name", "direction_name", "kind_name", "kind_name_plural", "kind_plural",
+           "known_codes", "lost_reason", "say", "side_names", "the_kind", "the_piece", "wave_words"]
