@@ -116,6 +116,12 @@ class Motion:
     angle_deg: float
 
 
+#: ``line_psf`` keeps this many kernels: the candidate blurs of the searches are the same few hundred lines from frame
+#: to frame (on seed 149's first 60 frames, 520 distinct lines of 1,379 drawn), each a few hundred bytes.
+KEPT_LINES = 1024
+
+
+@functools.lru_cache(maxsize=KEPT_LINES)
 def line_psf(length: float, angle_deg: float) -> np.ndarray:
     """The point spread function of a straight-line motion ``length`` px long along ``angle_deg``: an odd square
     kernel summing to 1, the light spread evenly along the segment and shared between the pixels each point of it
@@ -133,7 +139,9 @@ def line_psf(length: float, angle_deg: float) -> np.ndarray:
     kernel = np.zeros((n, n), np.float64)
     for dy, dx, w in ((0, 0, (1 - fx) * (1 - fy)), (0, 1, fx * (1 - fy)), (1, 0, (1 - fx) * fy), (1, 1, fx * fy)):
         np.add.at(kernel, (y0 + dy, x0 + dx), w)
-    return (kernel / kernel.sum()).astype(np.float32)
+    kernel = (kernel / kernel.sum()).astype(np.float32)
+    kernel.flags.writeable = False      # kept for the next call (``KEPT_LINES``)
+    return kernel
 
 
 def _centred(psf: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
