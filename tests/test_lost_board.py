@@ -219,3 +219,15 @@ def test_calibration_advises_what_the_picture_shows(board):
     # Nothing in the picture says why: the advice as before.
     plain = calibrate_image(np.full((480, 640, 3), 120, np.uint8)).checks[0]
     assert plain.advice.startswith("lay the printed board under the camera")
+
+
+def test_every_cause_is_worded_for_the_flag_and_the_calibration_advice():
+    from thoughtwave.i18n.calibration import known_codes as advice_codes
+    from thoughtwave.i18n.phrases import known_codes
+
+    assert {f"board-lost-{cause.value}" for cause in Lost} <= known_codes()
+    assert {f"lost-{cause.value}-advice" for cause in Lost} <= advice_codes()
+    for lang in ("fr", "de"):
+        told = {notice_text(Text(lang), Notice("board-lost", None, m, said_as(m)), Camera("ok", ""))
+                for m in (lost_message(cause, 2, 8) for cause in Lost)}
+        assert len(told) == len(Lost) and not told & {lost_message(cause, 2, 8) for cause in Lost}
