@@ -56,9 +56,11 @@ from thoughtwave.synth.light import cast_gains  # noqa: E402
 from thoughtwave.synth.physical import camera_centre  # noqa: E402
 from thoughtwave.synth.render import OCCLUDED_SHARE, _occlusion, cell_middle_points  # noqa: E402
 from thoughtwave.vision.artwork import board_image, tile_image  # noqa: E402
+from thoughtwave.vision.cellmeasures import MIDDLE  # noqa: E402
 from thoughtwave.vision.reading import CellState  # noqa: E402
 from thoughtwave.vision.recognizer import Recognizer  # noqa: E402
 from thoughtwave.vision.stabiliser import GONE_CONFIDENCE_MIN  # noqa: E402
+from thoughtwave.vision.tiles import WASHED_LEVEL  # noqa: E402
 
 #: How much wider than the frame the undistorted picture is rendered, so lens distortion has pixels to pull in.
 MARGIN = 1.2
@@ -347,6 +349,27 @@ def _scene_of(record: dict, frame: np.ndarray) -> Scene | None:
                         hand=record["index"] % 3 == 0)
 
 
+#: A cell's middle is near-white when its darkest channel's 10th percentile is this or more: within noise of clipping,
+#: where a tile washed out whole by a reflection looks as paper does (seed 179 frame 199 G10, a red e, shows no trace
+#: of its ink), so the empty cells there are left unreadable as surely as the tiles.
+NEAR_WHITE = 240
+#: ... and clipped when this share of it is clipped in every channel (at ``vision.tiles.WASHED_LEVEL``, as the reader
+#: counts it).
+CLIPPED_MIDDLE = 0.6
+
+
+def middle_light(recognizer: Recognizer, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(100,) each cell's middle (``vision.cellmeasures.MIDDLE``) in the board as ``recognizer`` last found it in
+    ``frame``: its darkest channel's 10th percentile, and the share of it clipped in every channel."""
+    finder = recognizer.finder
+    p, m = finder.geometry.px_per_cell, finder.geometry.margin_px
+    lo, hi = int(MIDDLE[0] * p), int(MIDDLE[1] * p)
+    dark = finder.warp(frame, recognizer.pose).min(axis=2)
+    middles = dark[m:m + 10 * p, m:m + 10 * p].reshape(10, p, 10, p)[:, lo:hi, :, lo:hi]
+    middles = middles.transpose(0, 2, 1, 3).reshape(100, -1)
+    return np.percentile(middles, 10, axis=1), (middles >= WASHED_LEVEL).mean(axis=1)
+
+
 def score(folder: Path, rules_only: bool = False) -> list[str]:
     """Right / unreadable / confidently wrong over the visible cells, overall and per disturbance; ``rules_only``: the
     tile reader without its second opinion (``vision.second``)."""
@@ -361,6 +384,9 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
     # Of the unreadable visible cells on found boards, those the hand lies over in part (sets rendered since the
     # thirty-second session record which: ``touched_cells``), and whether any record says.
     touched, recorded = 0, False
+    # Visible cells whose middle is near-white (``NEAR_WHITE``): tiles, of them unreadable, empty cells, of them
+    # unreadable; and those whose middle is clipped (``CLIPPED_MIDDLE``).
+    near_white, clipped = [0, 0, 0, 0], 0
     for path in sorted(folder.glob("frame-*.json")):
         record = json.loads(path.read_text())
         recorded |= "touched_cells" in record
@@ -390,7 +416,8 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
                 else "lamp only", "shallow focus (aperture > 0.8 mm)" if draw["aperture_mm"] > 0.8 else "deep focus"]
         covered = set(record["occluded_cells"]) | lamp
         tally = [0, 0, 0]          # right, unreadable, wrong
-        for cell in CELLS:
+        light = middle_light(recognizer, frame) if reading.board_found else None
+        for index, cell in enumerate(CELLS):
             got = reading.get(cell) if reading.board_found else None
             expected = record["board"].get(str(cell), "empty")
             if str(cell) in covered:
@@ -405,7 +432,14 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
                         hidden_wrong.append(f"{path.stem} {cell} ({where}): read {got.label()}, is {expected}")
                         acted_on += got.state is not CellState.EMPTY or got.confidence >= GONE_CONFIDENCE_MIN
                 continue
-            if got is None or got.state is CellState.UNREADABLE:
+            unread = got is None or got.state is CellState.UNREADABLE
+            if light is not None:
+                clipped += bool(light[1][index] >= CLIPPED_MIDDLE)
+                if light[0][index] >= NEAR_WHITE:
+                    at = 0 if expected != "empty" else 2
+                    near_white[at] += 1
+                    near_white[at + 1] += unread
+            if unread:
                 tally[1] += 1
                 if reading.board_found:
                     cause = reading.causes.get(cell)
@@ -431,6 +465,10 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
               f"({', '.join(f'{k} {v}' for k, v in named)})"
               + (f"; the hand lies over part of {touched} of them" if recorded else ""),
               f"Boards lost ({len(lost)}): {', '.join(lost) if lost else 'none'}",
+              f"Near-white middles on found boards (the darkest channel's 10th percentile at {NEAR_WHITE} or more, "
+              f"within noise of clipping): {near_white[0] + near_white[2]} visible cells, {near_white[0]} tiles "
+              f"({near_white[1]} unreadable), {near_white[2]} empty ({near_white[3]} unreadable); middles clipped in "
+              f"every channel over {CLIPPED_MIDDLE:.0%}: {clipped}",
               f"Frames with nothing of the board in view (black, or the lamp's sphere over all of it), not scored "
               f"({len(blank)}): {', '.join(blank) if blank else 'none'}",
               f"Cells under the hand or behind the lamp (not scored above): {under[0]}, "
