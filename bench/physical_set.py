@@ -56,7 +56,8 @@ from thoughtwave.synth.light import cast_gains  # noqa: E402
 from thoughtwave.synth.physical import camera_centre  # noqa: E402
 from thoughtwave.synth.render import OCCLUDED_SHARE, _occlusion, cell_middle_points  # noqa: E402
 from thoughtwave.vision.artwork import board_image, tile_image  # noqa: E402
-from thoughtwave.vision.cellmeasures import MIDDLE  # noqa: E402
+from thoughtwave.vision.cellmeasures import cell_middles  # noqa: E402
+from thoughtwave.vision.channels import darkest  # noqa: E402
 from thoughtwave.vision.reading import CellState  # noqa: E402
 from thoughtwave.vision.recognizer import Recognizer  # noqa: E402
 from thoughtwave.vision.stabiliser import GONE_CONFIDENCE_MIN  # noqa: E402
@@ -359,14 +360,10 @@ CLIPPED_MIDDLE = 0.6
 
 
 def middle_light(recognizer: Recognizer, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(100,) each cell's middle (``vision.cellmeasures.MIDDLE``) in the board as ``recognizer`` last found it in
+    """(100,) each cell's middle (``vision.cellmeasures.cell_middles``) in the board as ``recognizer`` last found it in
     ``frame``: its darkest channel's 10th percentile, and the share of it clipped in every channel."""
     finder = recognizer.finder
-    p, m = finder.geometry.px_per_cell, finder.geometry.margin_px
-    lo, hi = int(MIDDLE[0] * p), int(MIDDLE[1] * p)
-    dark = finder.warp(frame, recognizer.pose).min(axis=2)
-    middles = dark[m:m + 10 * p, m:m + 10 * p].reshape(10, p, 10, p)[:, lo:hi, :, lo:hi]
-    middles = middles.transpose(0, 2, 1, 3).reshape(100, -1)
+    middles = cell_middles(darkest(finder.warp(frame, recognizer.pose)), finder.geometry)
     return np.percentile(middles, 10, axis=1), (middles >= WASHED_LEVEL).mean(axis=1)
 
 

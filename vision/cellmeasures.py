@@ -37,6 +37,15 @@ def cell_shares(mask: np.ndarray, geometry: GridGeometry, lo: float, hi: float) 
     return (sums / float((a1 - a0) ** 2)).astype(np.float32).ravel()
 
 
+def cell_middles(image: np.ndarray, geometry: GridGeometry) -> np.ndarray:
+    """(100, pixels) the middle of each cell (``MIDDLE``, whole pixels within it) of a one-channel grid image, by
+    ``Cell.index``."""
+    p, m = geometry.px_per_cell, geometry.margin_px
+    lo, hi = int(MIDDLE[0] * p), int(MIDDLE[1] * p)
+    middles = image[m:m + 10 * p, m:m + 10 * p].reshape(10, p, 10, p)[:, lo:hi, :, lo:hi]
+    return middles.transpose(0, 2, 1, 3).reshape(100, -1)
+
+
 def middle_spread(dark: np.ndarray, geometry: GridGeometry) -> tuple[np.ndarray, np.ndarray]:
     """(100,) how far the middle of each cell ranges in ``dark`` (the light-normalised grid image's darkest
     channel): its bright end over its dark end (robust quantiles, lightly smoothed against noise). Paper in a
@@ -103,10 +112,7 @@ def washed_whole(middle_clipped: np.ndarray, dark: np.ndarray, geometry: GridGeo
     if over_exposed(middle_clipped):
         # An over-exposed picture: a tile washed whole by glare over it still leaves its middle's unclipped part a
         # little below the clipped paper, where an empty middle is paper to its darkest pixels.
-        p, m = geometry.px_per_cell, geometry.margin_px
-        lo, hi = int(MIDDLE[0] * p), int(MIDDLE[1] * p)
-        middles = dark[m:m + 10 * p, m:m + 10 * p].reshape(10, p, 10, p)[:, lo:hi, :, lo:hi]
-        faint = np.percentile(middles.transpose(0, 2, 1, 3).reshape(100, -1), 5, axis=1) < FAINT_SHARE * level
+        faint = np.percentile(cell_middles(dark, geometry), 5, axis=1) < FAINT_SHARE * level
         washed = clipped & (near > WASHED_INK) & faint
         # A glare that lifts a tile's ink to within a few percent of the paper reaches past it, and lifts the ink of a
         # tile beside it as far or further: a middle clipped in part beside one (eight ways) may hold a tile as white as
