@@ -75,15 +75,14 @@ class Reposer:
         if not quads:
             return None
         self._pause = SMEAR_PAUSE_FRAMES          # unless a pose is found below
-        found = None if first is None else self.with_blurs(grey, pose, seen, [first])
-        doubt = np.inf if found is None else self._doubt(found[0])
+        found, doubt = (None, np.inf) if first is None else self._tries(grey, pose, seen, [first])
         if doubt > POSE_DOUBT_TILE:
             # Still in doubt after the measured blur: the search's blurs may find a surer pose (seed 149 frame 10:
             # the measured blur, restored hard, four markers along two sides, a cell misplaced by up to 0.74; the
             # search's first blur, four spread, 0.13).
             # (The search's first blur restored harder as well; the rest, gently only: each try costs 60-90 ms.)
-            searched = self.with_blurs(grey, pose, seen, self.finder.motion.ranked(grey, quads), hard=1)
-            if searched is not None and self._doubt(searched[0]) < doubt:
+            searched, least = self._tries(grey, pose, seen, self.finder.motion.ranked(grey, quads), hard=1)
+            if least < doubt:
                 found = searched
         if found is not None:
             self._pause = 0
@@ -96,6 +95,11 @@ class Reposer:
         of them by default), the first sure enough for tiles (``POSE_DOUBT_TILE``), else the least in doubt; None
         when none brings back a marker that agrees. The recogniser gives the blur measured on the decoded markers
         (``vision.markerblur``) when the search found none."""
+        return self._tries(grey, pose, seen, motions, hard)[0]
+
+    def _tries(self, grey: np.ndarray, pose: BoardPose, seen: dict[int, np.ndarray], motions: list[Motion],
+               hard: int | None = None) -> tuple[tuple[BoardPose, Motion, dict[int, np.ndarray]] | None, float]:
+        """``with_blurs``, and how far its pose may misplace its worst cell (``inf`` for none)."""
         best, least = None, np.inf
         for k, motion in enumerate(motions):
             for nsr in NSRS if hard is None or k < hard else NSRS[:1]:
@@ -113,8 +117,8 @@ class Reposer:
                 if doubt < least:
                     best, least = (better, motion, markers), doubt
                 if least <= POSE_DOUBT_TILE:
-                    return best
-        return best
+                    return best, least
+        return best, least
 
     def _doubt(self, pose: BoardPose) -> float:
         """How far ``pose`` may misplace its worst cell, in cells (``BoardFinder.cell_doubt``)."""
