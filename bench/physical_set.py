@@ -60,7 +60,7 @@ from thoughtwave.vision.cellmeasures import cell_middles  # noqa: E402
 from thoughtwave.vision.channels import darkest  # noqa: E402
 from thoughtwave.vision.reading import CellState  # noqa: E402
 from thoughtwave.vision.recognizer import Recognizer  # noqa: E402
-from thoughtwave.vision.stabiliser import GONE_CONFIDENCE_MIN  # noqa: E402
+from thoughtwave.vision.stabiliser import GONE_CONFIDENCE_MIN, OCCLUDED_MIN, covered_alone  # noqa: E402
 from thoughtwave.vision.tiles import WASHED_LEVEL  # noqa: E402
 
 #: How much wider than the frame the undistorted picture is rendered, so lens distortion has pixels to pull in.
@@ -377,6 +377,10 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
     # ... of those read as what they are not, the ones a steady view would act on: a tile read empty surely enough to
     # take it off the board (``GONE_CONFIDENCE_MIN``), or read as another tile, or an empty cell read as a tile.
     acted_on = 0
+    # Of the confidently wrong visible cells and of those hidden ones acted on, the ones in frames the referee sets
+    # aside whatever came before (``covered_alone``: the reader marks enough cells covered, a hand over the board),
+    # where no reading of the frame reaches the game.
+    wrong_aside, acted_aside = 0, 0
     causes: dict[str, int] = {}
     # Of the unreadable visible cells on found boards, those the hand lies over in part (sets rendered since the
     # thirty-second session record which: ``touched_cells``), and whether any record says.
@@ -412,6 +416,8 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
                 "motion blur" if draw["motion_px"] >= 1 else "still", "window light" if draw["window_power"] > 0.15
                 else "lamp only", "shallow focus (aperture > 0.8 mm)" if draw["aperture_mm"] > 0.8 else "deep focus"]
         covered = set(record["occluded_cells"]) | lamp
+        aside = reading.board_found and covered_alone(reading)
+        set_aside = " (a frame the referee sets aside: a hand over the board)" if aside else ""
         tally = [0, 0, 0]          # right, unreadable, wrong
         light = middle_light(recognizer, frame) if reading.board_found else None
         for index, cell in enumerate(CELLS):
@@ -426,8 +432,11 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
                     right = got.label() == expected
                     under[1 if right else 2] += 1
                     if not right:
-                        hidden_wrong.append(f"{path.stem} {cell} ({where}): read {got.label()}, is {expected}")
-                        acted_on += got.state is not CellState.EMPTY or got.confidence >= GONE_CONFIDENCE_MIN
+                        acted = got.state is not CellState.EMPTY or got.confidence >= GONE_CONFIDENCE_MIN
+                        hidden_wrong.append(f"{path.stem} {cell} ({where}): read {got.label()}, is {expected}"
+                                            + (", surely enough to act on" if acted else "") + set_aside)
+                        acted_on += acted
+                        acted_aside += acted and aside
                 continue
             unread = got is None or got.state is CellState.UNREADABLE
             if light is not None:
@@ -447,7 +456,8 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
                 tally[0] += 1
             else:
                 tally[2] += 1
-                wrong_examples.append(f"{path.stem} {cell}: read {got.label()}, is {expected}")
+                wrong_aside += aside
+                wrong_examples.append(f"{path.stem} {cell}: read {got.label()}, is {expected}{set_aside}")
         for tag in tags:
             into = groups.setdefault(tag, [0, 0, 0])
             for k in range(3):
@@ -470,7 +480,11 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
               f"({len(blank)}): {', '.join(blank) if blank else 'none'}",
               f"Cells under the hand or behind the lamp (not scored above): {under[0]}, "
               f"read anyway as what they are {under[1]}, read as what they are not {under[2]} (of which surely "
-              f"enough to take a tile off or put one down {acted_on})"]
+              f"enough to take a tile off or put one down {acted_on})",
+              f"Of these misreads, in frames the referee sets aside whatever came before (the reader marks "
+              f"{OCCLUDED_MIN} or more cells covered: a hand over the board; none of the frame's readings reaches the "
+              f"game): {wrong_aside} of the {groups.get('all', [0, 0, 0])[2]} confidently wrong visible cells, "
+              f"{acted_aside} of the {acted_on} hidden ones read surely enough to act on"]
     return lines + [""] + [f"- {e}" for e in (wrong_examples[:20] + hidden_wrong[:20])]
 
 

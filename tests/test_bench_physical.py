@@ -181,3 +181,44 @@ def test_the_score_says_how_many_unreadable_cells_the_hand_lies_over_where_the_s
     (tmp_path / "frame-00000.json").write_text(json.dumps(record))
     line = next(line for line in score(tmp_path) if line.startswith("Unreadable visible cells on found boards"))
     assert line.endswith("; the hand lies over part of 3 of them")
+
+
+def test_the_score_counts_apart_the_misreads_in_frames_the_referee_sets_aside_as_covered(tmp_path, monkeypatch):
+    # The same mild frame twice; the reader made to misread E5 in both, and to mark three cells covered in the first:
+    # the stabiliser sets that frame aside (a hand over the board), so its misread never reaches the game.
+    import physical_set
+
+    from thoughtwave.engine.pieces import Colour, Piece
+    from thoughtwave.vision.reading import CellReading
+    from thoughtwave.vision.stabiliser import OCCLUDED_MIN
+
+    frame, truth = render(Scene.random(4400, level="mild", hand=False, resolution=(960, 720)))
+    record = {"board": truth.board_state(), "hand": False, "occluded_cells": [], "draw": DRAW}
+    for i in range(2):
+        cv2.imwrite(str(tmp_path / f"frame-{i:05d}.png"), frame)
+        (tmp_path / f"frame-{i:05d}.json").write_text(json.dumps(record))
+    e5 = Cell.parse("E5")
+    wrong = (CellReading.tile(Colour.RED, Piece.parse("e"), 0.9) if "E5" not in record["board"]
+             else CellReading.empty(1.0))
+    covered = frozenset(Cell.parse(n) for n in ("A1", "A2", "A3", "A4")[:OCCLUDED_MIN])
+    frames_read = []
+
+    class Misreading(physical_set.Recognizer):
+        def read(self, image):
+            reading = super().read(image)
+            first = not frames_read
+            frames_read.append(image)
+            return replace(reading, cells={**reading.cells, e5: wrong}, occluded=first,
+                           occluded_cells=covered if first else frozenset())
+
+    monkeypatch.setattr(physical_set, "Recognizer", Misreading)
+    lines = score(tmp_path)
+    table = next(line for line in lines if line.startswith("| all |"))
+    assert table.endswith("| 2 |")                                     # both misreads count as confidently wrong
+    aside = next(line for line in lines if line.startswith("Of these misreads"))
+    assert f"marks {OCCLUDED_MIN} or more cells covered" in aside
+    assert "1 of the 2 confidently wrong visible cells, 0 of the 0 hidden ones" in aside
+    named = [line for line in lines if line.startswith("- frame-") and " E5: " in line]
+    assert named == [f"- frame-00000 E5: read {wrong.label()}, is {record['board'].get('E5', 'empty')} (a frame the "
+                     "referee sets aside: a hand over the board)",
+                     f"- frame-00001 E5: read {wrong.label()}, is {record['board'].get('E5', 'empty')}"]

@@ -9,7 +9,16 @@ from hypothesis import strategies as hs
 from thoughtwave.engine.cells import CELLS, Cell
 from thoughtwave.engine.pieces import Colour, Piece
 from thoughtwave.vision.reading import BoardReading, CellReading, CellState
-from thoughtwave.vision.stabiliser import HAND, NO_BOARD, SETTLING, STEADY, Stabiliser, board_signature
+from thoughtwave.vision.stabiliser import (
+    HAND,
+    NO_BOARD,
+    OCCLUDED_MIN,
+    SETTLING,
+    STEADY,
+    Stabiliser,
+    board_signature,
+    covered_alone,
+)
 
 FPS = 10
 E5, F5 = Cell.parse("E5"), Cell.parse("F5")
@@ -234,6 +243,21 @@ def test_one_cell_the_reader_sometimes_calls_covered_is_no_hand():
         accepted.append(st.feed(1.0 + i / FPS, reading, signature))
         statuses.append(st.status)
     assert HAND not in statuses and set(accepted) == {None}       # E5 still read as the red tile
+
+
+def test_a_frame_that_shows_the_board_covered_by_itself_is_set_aside_whatever_it_reads():
+    three = [Cell.parse(n) for n in ("A1", "A2", "A3")][:OCCLUDED_MIN]
+    assert covered_alone(board(occluded=True, occluded_cells=three))
+    assert not covered_alone(board(occluded=True, occluded_cells=three[:-1]))
+    assert covered_alone(board(occluded=True))                  # covered, the cells not named
+    assert not covered_alone(board())
+    # Such a frame reaches no view, even from a steady board and with a tile misread elsewhere in it (the bench counts
+    # a misread there apart: ``bench/physical_set.py score``).
+    st = Stabiliser(stable_seconds=0.4)
+    settle(st, board({E5: RED_EW}))
+    misread = board({E5: CellReading.tile(Colour.RED, Piece.parse("e"), 0.97)}, occluded=True, occluded_cells=three)
+    assert run(st, [(misread, BOARD)] * 20, t0=1.0) == [] and st.status == HAND
+    assert st.accepted.cells[E5] == RED_EW
 
 
 def test_a_tile_read_only_now_and_then_is_still_read_when_nothing_contradicts_it():

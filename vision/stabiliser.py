@@ -39,6 +39,8 @@ _NOT_READ = CellReading.unreadable()
 #: shape of its light alone, which a hand of pale skin or a grey sleeve over tiles can show (on tuning seed 7, 19 of the
 #: 26 tiles under a hand read empty were, and 3% of the visible empty cells).
 GONE_CONFIDENCE_MIN = LIGHT_ONLY_EMPTY + 0.05
+#: The board counts as covered when the reader marks at least this many cells occluded (``Stabiliser``'s default).
+OCCLUDED_MIN = 3
 
 
 def _codes(reading: BoardReading) -> np.ndarray:
@@ -52,6 +54,14 @@ def _unsure_empty(reading: BoardReading) -> np.ndarray:
     cells = reading.cells
     return np.fromiter(((r := cells.get(c, _NOT_READ)).state is CellState.EMPTY and r.confidence < GONE_CONFIDENCE_MIN
                         for c in CELLS), bool, len(CELLS))
+
+
+def covered_alone(reading: BoardReading, occluded_min: int = OCCLUDED_MIN) -> bool:
+    """Whether ``reading`` by itself shows the board covered, so that a ``Stabiliser`` sets the frame aside whatever
+    came before it: the reader marks at least ``occluded_min`` cells occluded, or judges the board covered without
+    naming cells. (A frame with many more cells unreadable than the last steady view is set aside too, for a while:
+    that depends on the frames before it.)"""
+    return len(reading.occluded_cells) >= occluded_min or (reading.occluded and not reading.occluded_cells)
 
 
 def _code(reading: CellReading) -> int:
@@ -137,7 +147,7 @@ class Stabiliser:
 
     def __init__(self, stable_seconds: float = STABLE_SECONDS, unreadable_seconds: float | None = None,
                  motion_threshold: float = 0.15, many_unreadable: int = 4, agreement: float = 0.8,
-                 blind_patience: float = 8.0, occluded_min: int = 3, window_seconds: float | None = None,
+                 blind_patience: float = 8.0, occluded_min: int = OCCLUDED_MIN, window_seconds: float | None = None,
                  min_share: float = 0.2) -> None:
         if stable_seconds <= 0:
             raise ValueError("stable_seconds must be positive")
@@ -224,7 +234,7 @@ class Stabiliser:
 
     # ---- witnesses -----------------------------------------------------------------------------
     def _covered(self, t: float, reading: BoardReading, codes: np.ndarray) -> bool:
-        if len(reading.occluded_cells) >= self.occluded_min or (reading.occluded and not reading.occluded_cells):
+        if covered_alone(reading, self.occluded_min):
             return True
         before = int((self._accepted_codes == _UNREADABLE).sum()) if self._accepted_codes is not None else 0
         if int((codes == _UNREADABLE).sum()) - before < self.many_unreadable:
