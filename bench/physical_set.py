@@ -485,6 +485,8 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
               f"{OCCLUDED_MIN} or more cells covered: a hand over the board; none of the frame's readings reaches the "
               f"game): {wrong_aside} of the {groups.get('all', [0, 0, 0])[2]} confidently wrong visible cells, "
               f"{acted_aside} of the {acted_on} hidden ones read surely enough to act on"]
+    # The hidden misreads surely enough to act on first: the ones a game could take, where twenty are named.
+    hidden_wrong.sort(key=lambda e: "surely enough to act on" not in e)
     return lines + [""] + [f"- {e}" for e in (wrong_examples[:20] + hidden_wrong[:20])]
 
 

@@ -188,6 +188,7 @@ def test_the_score_counts_apart_the_misreads_in_frames_the_referee_sets_aside_as
     # the stabiliser sets that frame aside (a hand over the board), so its misread never reaches the game.
     import physical_set
 
+    from thoughtwave.engine.cells import CELLS
     from thoughtwave.engine.pieces import Colour, Piece
     from thoughtwave.vision.reading import CellReading
     from thoughtwave.vision.stabiliser import OCCLUDED_MIN
@@ -203,7 +204,7 @@ def test_the_score_counts_apart_the_misreads_in_frames_the_referee_sets_aside_as
     covered = frozenset(Cell.parse(n) for n in ("A1", "A2", "A3", "A4")[:OCCLUDED_MIN])
     frames_read = []
 
-    class Misreading(physical_set.Recognizer):
+    class Misreading(Recognizer):
         def read(self, image):
             reading = super().read(image)
             first = not frames_read
@@ -219,6 +220,33 @@ def test_the_score_counts_apart_the_misreads_in_frames_the_referee_sets_aside_as
     assert f"marks {OCCLUDED_MIN} or more cells covered" in aside
     assert "1 of the 2 confidently wrong visible cells, 0 of the 0 hidden ones" in aside
     named = [line for line in lines if line.startswith("- frame-") and " E5: " in line]
+    # Hidden cells: twelve tiles a frame read empty unsurely, named before an empty cell the second frame reads as a
+    # tile (surely enough to act on): that one is named first all the same.
+    free = [str(c) for c in CELLS if c != e5 and c not in covered]
+    tiles = [n for n in free if n in record["board"]][:12]
+    acted_at = [n for n in free if n not in record["board"]][-1]
+    assert len(tiles) == 12
+    record["occluded_cells"] = tiles + [acted_at]
+    for i in range(2):
+        (tmp_path / f"frame-{i:05d}.json").write_text(json.dumps(record))
+    acted = CellReading.tile(Colour.BLACK, Piece.parse("ns"), 0.9)
+    frames_read.clear()
+
+    class HiddenMisreads(Recognizer):
+        def read(self, image):
+            reading = super().read(image)
+            frames_read.append(image)
+            cells = {**reading.cells, **{Cell.parse(n): CellReading.empty(0.6) for n in tiles}}
+            if len(frames_read) == 2:
+                cells[Cell.parse(acted_at)] = acted
+            return replace(reading, cells=cells)
+
+    monkeypatch.setattr(physical_set, "Recognizer", HiddenMisreads)
+    lines = score(tmp_path)
+    hidden_lines = [line for line in lines if "(under the hand): read " in line]
+    assert len(hidden_lines) == 20                                      # 25 misread, 20 named
+    assert hidden_lines[0].startswith(f"- frame-00001 {acted_at} (under the hand): read {acted.label()}, is empty")
+    assert hidden_lines[0].endswith(", surely enough to act on")
     assert named == [f"- frame-00000 E5: read {wrong.label()}, is {record['board'].get('E5', 'empty')} (a frame the "
                      "referee sets aside: a hand over the board)",
                      f"- frame-00001 E5: read {wrong.label()}, is {record['board'].get('E5', 'empty')}"]
