@@ -131,7 +131,7 @@ class Fixed:
         self.opinion = opinion
         self.clear = np.ones(100, bool) if clear is None else clear
 
-    def uncovered(self, norm, px_per_cell, margin_px, cells):
+    def uncovered(self, norm, px_per_cell, margin_px, cells, most=None):
         return self.clear[cells]
 
     def read(self, norm, px_per_cell, margin_px, cells, only_cover=None, kinds=None):

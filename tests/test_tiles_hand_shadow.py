@@ -26,7 +26,7 @@ class Doubting(SecondOpinion):
         none = np.zeros(len(cells), bool)
         return Opinion(none, none, none, np.zeros(len(cells), np.int64), none)
 
-    def uncovered(self, norm, px_per_cell, margin_px, cells):
+    def uncovered(self, norm, px_per_cell, margin_px, cells, most=None):
         return np.zeros(len(cells), bool)
 
 

@@ -12,8 +12,8 @@ from thoughtwave.engine.cells import Cell
 from thoughtwave.engine.pieces import Colour
 from thoughtwave.vision.finder import GridGeometry
 from thoughtwave.vision.reading import CellState
-from thoughtwave.vision.second import SecondOpinion
-from thoughtwave.vision.tiles import LIGHT_ONLY_EMPTY, TileReader
+from thoughtwave.vision.second import COVERED_MAX, SecondOpinion
+from thoughtwave.vision.tiles import BESIDE_UNREAD_COVER_MAX, LIGHT_ONLY_EMPTY, TileReader
 
 CELL = Cell.parse("E5")
 SKIN_BGR = (95, 125, 180)
@@ -33,7 +33,7 @@ def fingered(tiles: dict) -> np.ndarray:
 @pytest.mark.parametrize("uncovered", [True, False])
 def test_an_empty_cell_under_a_finger_at_its_rim_reads_empty_only_where_the_second_opinion_sees_it_uncovered(
         uncovered, monkeypatch):
-    monkeypatch.setattr(SecondOpinion, "uncovered", lambda self, norm, px, margin, cells: np.full(len(cells),
+    monkeypatch.setattr(SecondOpinion, "uncovered", lambda self, norm, px, margin, cells, *_: np.full(len(cells),
                                                                                                     uncovered))
     reader = TileReader()
     readout = reader.read(fingered({}))
@@ -55,7 +55,7 @@ def test_without_the_second_opinion_a_cell_under_a_finger_stays_covered():
 
 
 def test_a_tile_under_a_finger_at_its_rim_is_never_read_empty(monkeypatch):
-    monkeypatch.setattr(SecondOpinion, "uncovered", lambda self, norm, px, margin, cells: np.ones(len(cells), bool))
+    monkeypatch.setattr(SecondOpinion, "uncovered", lambda self, norm, px, margin, cells, *_: np.ones(len(cells), bool))
     readout = TileReader().read(fingered({CELL: face(Colour.BLACK, "nes")}))
     assert readout.cells()[CELL].state is not CellState.EMPTY
 
@@ -111,3 +111,39 @@ def test_a_tile_under_a_finger_over_its_corner_is_read_from_the_body_seen_beside
     readout = reader.read(grid)
     assert reader.measures["other"][CELL.index] > reader.model.other_max
     assert readout.cells()[CELL].label() == f"black {piece}" and not readout.occluded[CELL.row, CELL.col]
+
+
+def blank_side_beside_unreadable(unreadable: bool = True) -> np.ndarray:
+    """A black w at E5 (its east side blank), and in F5 beyond that side a grey blob the rules leave unreadable."""
+    grid = grid_image({CELL: face(Colour.BLACK, "w")})
+    if unreadable:
+        geometry = GridGeometry()
+        x0, y0 = geometry.cell_origin(CELL.row, CELL.col + 1)
+        p = geometry.px_per_cell
+        cv2.circle(grid, (x0 + p // 2, y0 + p // 2), p // 4, (120, 120, 120), -1)
+    return grid
+
+
+def test_a_blank_side_facing_a_cell_left_unreadable_stands_only_where_the_networks_see_nothing_over_the_tile(
+        monkeypatch):
+    # Seed 233 frame 99 E1: a pale finger's edge and shade over a black ew's east end, the finger's skin beyond made
+    # paper-like by the light division and left unreadable; the rules and the networks read the side blank, and every
+    # view of the networks saw a little of something over the tile (0.28), under the bar of their own readings.
+    neighbour = Cell.parse("F5")
+    asked = []
+
+    def sees_a_little(self, norm, px, margin, cells, most=COVERED_MAX):
+        asked.append((sorted(int(c) for c in cells), most))
+        return np.full(len(cells), most > BESIDE_UNREAD_COVER_MAX)
+
+    plain = TileReader().read(blank_side_beside_unreadable())
+    assert plain.cells()[neighbour].state is CellState.UNREADABLE
+    assert plain.cells()[CELL].label() == "black w"                # the shipped networks see nothing over it
+    monkeypatch.setattr(SecondOpinion, "uncovered", sees_a_little)
+    readout = TileReader().read(blank_side_beside_unreadable())
+    assert ([CELL.index], BESIDE_UNREAD_COVER_MAX) in asked
+    assert readout.cells()[CELL].state is CellState.UNREADABLE
+    # With paper beyond the side, the tile is not asked: a blank side beside a cell read stands as it did.
+    asked.clear()
+    readout = TileReader().read(blank_side_beside_unreadable(unreadable=False))
+    assert readout.cells()[CELL].label() == "black w" and not any(CELL.index in cells for cells, _ in asked)

@@ -174,7 +174,8 @@ def test_paper_across_a_shadows_edge_reads_empty_by_the_papers_hue_where_the_sec
     # The second opinion may see a shadow over paper as something covering it. Where the markers' paper gives the
     # board's hue and the middle is of it, the paper across the shadow's edge reads empty all the same (too unsure to
     # take a tile off); pale skin with its own edge, over tiles, is of another hue and stays unreadable.
-    monkeypatch.setattr(SecondOpinion, "uncovered", lambda self, norm, px, margin, cells: np.zeros(len(cells), bool))
+    monkeypatch.setattr(SecondOpinion, "uncovered",
+                        lambda self, norm, px, margin, cells, *_: np.zeros(len(cells), bool))
     tiles = {Cell.parse(n): p for n, p in (("G2", "nw"), ("G6", "ne"), ("G8", "ns"), ("I4", "ew"))}
     grid = grid_image({c: face(Colour.BLACK, p) for c, p in tiles.items()})
     paper = np.median(grid.reshape(-1, 3), axis=0).astype(np.float64)

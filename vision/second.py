@@ -201,11 +201,11 @@ class SecondOpinion:
                 clear[live] = holds(self._view(samples[live], net, k), live)
         return clear
 
-    def uncovered(self, norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarray) -> np.ndarray:
-        """Whether every view (each network, each quarter turn) gives under ``COVERED_MAX`` to something covering each
-        of ``cells`` (indices): the bar a reading of the networks' own must pass."""
-        return self._in_every_view(features(norm, px_per_cell, margin_px, cells),
-                                   lambda p, live: p[:, 6] < COVERED_MAX)
+    def uncovered(self, norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarray,
+                  most: float = COVERED_MAX) -> np.ndarray:
+        """Whether every view (each network, each quarter turn) gives under ``most`` to something covering each of
+        ``cells`` (indices); by default ``COVERED_MAX``, the bar a reading of the networks' own must pass."""
+        return self._in_every_view(features(norm, px_per_cell, margin_px, cells), lambda p, live: p[:, 6] < most)
 
     def no_tile(self, norm: np.ndarray, px_per_cell: int, margin_px: int, cells: np.ndarray,
                 most: float | np.ndarray = 1.0 - SURE) -> np.ndarray:

@@ -274,6 +274,15 @@ HUB_SHADE_SPREAD = 1.5
 #: its pattern (the one such tile: 0.998 a tile). In deep shade the networks may miss a tile (seed 103 frame 105 A6, a
 #: black s at 0.056; seed 101 frame 72 F6, 0.11): its middle spans 20 and 6.4. Paper asked: a median 0.03.
 SHADE_NO_TILE = 0.1
+#: A tile the rules read with a blank side facing a cell they left unreadable stands only where every view of the
+#: networks gives under this to something covering the tile: a hand that leaves that cell unreadable (pale skin, which
+#: the light-divided picture makes paper-like and no pixel of which looks hand-like; or its shade) may lie over the
+#: side, its edge or its shade dark like ink over a wave's end. The networks, seeing the cell and a quarter of one
+#: beyond it, see something there a little (seed 233 frame 99 E1, a black ew whose east end a pale finger's edge and
+#: shade cover: read "black w" at 0.76, every view under 0.004 for a wave there, up to 0.28 for a cover; seed 193 frame
+#: 156 I10, a black ns under a hand, read "black s", up to 0.35). On the tuning sets 566 tiles read right so, 23 of them
+#: with a view at 0.25 or more.
+BESIDE_UNREAD_COVER_MAX = 0.25
 #: Paper beside a hand, of the paper's hue clear of it, with the hand's shadow's edge across what shows of it, spans the
 #: shadow's depth; a tile there, its hub and its body both in any half of its middle, spans its printed ratio of cream
 #: over ink (6.4: ``TILE_LOG_RATIO`` is its log), which shade keeps. Spanning under this share of that ratio, in log
@@ -1468,6 +1477,16 @@ class TileReader:
                                            hidden_end[ends])
             state[ends[~seen_blank]] = 2
         hidden_end = hidden_end.any(axis=1) & (state == 2)      # now: the tiles whose blank sides it did not confirm
+        # A blank side facing a cell left unreadable, whatever lies beyond it: the tile stands where the networks see
+        # nothing over it, even a little (``BESIDE_UNREAD_COVER_MAX``).
+        beside_unread = np.zeros(100, bool)
+        if self.second is not None:
+            at = np.flatnonzero((((state == 1) & ~second & wanted)[:, None] & blank & facing(state == 2)).any(axis=1))
+            if at.size:
+                clear = self.second.uncovered(norm, self.geometry.px_per_cell, self.geometry.margin_px, at,
+                                              BESIDE_UNREAD_COVER_MAX)
+                beside_unread[at[~clear]] = True
+                state[beside_unread] = 2
         # A tile beside a hand the rules see (``overlaid``) is read where each blank side with dark beyond it (facing
         # the hand, or a cell left unreadable) shows no sign of the hand over it or at it, and the second opinion reads
         # it blank too. A finger over a wave's end either lies on the side (its skin, hand-like, on the side's arm or
@@ -1478,7 +1497,7 @@ class TileReader:
         # shade, is as dark as over the side; paper in the hand's shadow there is lit more than ink (``LIT_ALIKE``).
         # The side itself is lit as the body (a finger lighter than ink is lighter than the body), and every view of
         # both networks calls it blank and sees nothing over the cell as surely as they must to read either themselves.
-        confirm = overlaid & (state == 2) & ~second & ~covered & ~misplaced & ~shadowed & eligible
+        confirm = overlaid & (state == 2) & ~second & ~covered & ~misplaced & ~shadowed & eligible & ~beside_unread
         if self.second is not None and confirm.any():
             at = np.flatnonzero(confirm)
             sides = (blank & beyond & (facing(cell_other.ravel() > 0) | facing((state == 2) | beside)))[at]
