@@ -433,8 +433,9 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
                     under[1 if right else 2] += 1
                     if not right:
                         acted = got.state is not CellState.EMPTY or got.confidence >= GONE_CONFIDENCE_MIN
-                        hidden_wrong.append(f"{path.stem} {cell} ({where}): read {got.label()}, is {expected}"
-                                            + (", surely enough to act on" if acted else "") + set_aside)
+                        surely = ", surely enough to act on" if acted else ""
+                        hidden_wrong.append((not acted, f"{path.stem} {cell} ({where}): read {got.label()}, is "
+                                             f"{expected}{surely}{set_aside}"))
                         acted_on += acted
                         acted_aside += acted and aside
                 continue
@@ -485,9 +486,10 @@ def score(folder: Path, rules_only: bool = False) -> list[str]:
               f"{OCCLUDED_MIN} or more cells covered: a hand over the board; none of the frame's readings reaches the "
               f"game): {wrong_aside} of the {groups.get('all', [0, 0, 0])[2]} confidently wrong visible cells, "
               f"{acted_aside} of the {acted_on} hidden ones read surely enough to act on"]
-    # The hidden misreads surely enough to act on first: the ones a game could take, where twenty are named.
-    hidden_wrong.sort(key=lambda e: "surely enough to act on" not in e)
-    return lines + [""] + [f"- {e}" for e in (wrong_examples[:20] + hidden_wrong[:20])]
+    # The hidden misreads surely enough to act on first (in frame order, as the rest): the ones a game could take,
+    # where twenty are named.
+    named = [e for _, e in sorted(hidden_wrong, key=lambda pair: pair[0])]
+    return lines + [""] + [f"- {e}" for e in (wrong_examples[:20] + named[:20])]
 
 
 def readings(folder: Path, count: int | None = None) -> list[str]:
