@@ -143,6 +143,11 @@ def test_a_blank_side_facing_a_cell_left_unreadable_stands_only_where_the_networ
     readout = TileReader().read(blank_side_beside_unreadable())
     assert ([CELL.index], BESIDE_UNREAD_COVER_MAX) in asked
     assert readout.cells()[CELL].state is CellState.UNREADABLE
+    # Nor in a picture the finder saw smeared (``moved``): there cells left unreadable for the blur lie beside many
+    # tiles, and the networks see a smeared tile a little covered more often.
+    asked.clear()
+    TileReader().read(blank_side_beside_unreadable(), moved=True)
+    assert not any(most == BESIDE_UNREAD_COVER_MAX for _, most in asked)
     # With paper beyond the side, the tile is not asked: a blank side beside a cell read stands as it did.
     asked.clear()
     readout = TileReader().read(blank_side_beside_unreadable(unreadable=False))

@@ -279,9 +279,11 @@ SHADE_NO_TILE = 0.1
 #: the light-divided picture makes paper-like and no pixel of which looks hand-like; or its shade) may lie over the
 #: side, its edge or its shade dark like ink over a wave's end. The networks, seeing the cell and a quarter of one
 #: beyond it, see something there a little (seed 233 frame 99 E1, a black ew whose east end a pale finger's edge and
-#: shade cover: read "black w" at 0.76, every view under 0.004 for a wave there, up to 0.28 for a cover; seed 193 frame
-#: 156 I10, a black ns under a hand, read "black s", up to 0.35). On the tuning sets 566 tiles read right so, 23 of them
-#: with a view at 0.25 or more.
+#: shade cover: read "black w" at 0.76, every view under 0.004 for a wave there, up to 0.28 for a cover). On the tuning
+#: sets 566 tiles were read right so, 23 of them with a view at 0.25 or more. Not in a blurred picture, where cells left
+#: unreadable for the blur lie beside many tiles and the networks see a smeared tile as a little covered more often (the
+#: fast camera's hard shaken sweep, seed 22: 49 cells of 12,000 more left unreadable where asked, 6 not; seed 193 frame
+#: 156 I10, a hidden black ns under a hand read "black s" in a soft frame, is so left).
 BESIDE_UNREAD_COVER_MAX = 0.25
 #: Paper beside a hand, of the paper's hue clear of it, with the hand's shadow's edge across what shows of it, spans the
 #: shadow's depth; a tile there, its hub and its body both in any half of its middle, spans its printed ratio of cream
@@ -1478,11 +1480,11 @@ class TileReader:
             state[ends[~seen_blank]] = 2
         hidden_end = hidden_end.any(axis=1) & (state == 2)      # now: the tiles whose blank sides it did not confirm
         # A blank side facing a cell left unreadable, whatever lies beyond it: the tile stands where the networks see
-        # nothing over it, even a little (``BESIDE_UNREAD_COVER_MAX``).
+        # nothing over it, even a little (``BESIDE_UNREAD_COVER_MAX``; not asked in a blurred picture).
         beside_unread = np.zeros(100, bool)
         if self.second is not None:
             at = np.flatnonzero((((state == 1) & ~second & wanted)[:, None] & blank & facing(state == 2)).any(axis=1))
-            if at.size:
+            if at.size and not blurred():
                 clear = self.second.uncovered(norm, self.geometry.px_per_cell, self.geometry.margin_px, at,
                                               BESIDE_UNREAD_COVER_MAX)
                 beside_unread[at[~clear]] = True
